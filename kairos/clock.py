@@ -1,0 +1,9 @@
+"""The one place Kairos reads the time (UTC), so tests can freeze it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)

@@ -1,0 +1,104 @@
+"""A Kairos home: the directory that holds one memory installation.
+
+Layout::
+
+    kairos.toml        settings (store URL, per-file limits); marks the home
+    kairos.db          the embedded SQLite event store (default backend)
+    logs/YYYY/MM/      the append-only dated logs
+    memory/            materialized memory files (derived)
+    .kairos.lock       the writers' lock
+
+A directory is a home when it has ``kairos.toml`` or a ``logs/`` folder (a
+home whose database was lost is still a home: ``rebuild --from-logs``
+restores it).  Writers of one home serialize on an exclusive ``flock`` of
+``.kairos.lock``, which the kernel releases when a process dies, so a crashed
+writer never blocks the next.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from kairos.errors import BadInput, NotAHome
+from kairos.files import FILES
+
+CONFIG = "kairos.toml"
+DEFAULT_CONFIG = """\
+# Kairos home settings.
+#
+# [store]
+# url = "postgresql://kairos@localhost/kairos"   # default: sqlite:///<home>/kairos.db
+#
+# [limits]                                       # characters per file
+# "TOOLS.md" = 3000
+"""
+
+
+@dataclass
+class Settings:
+    url: str | None = None
+    limits: dict[str, int] = field(default_factory=dict)
+
+
+def is_home(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, CONFIG)) or os.path.isdir(os.path.join(path, "logs"))
+
+
+def resolve_home(home: str | None) -> str:
+    """The home directory: the argument, else ``KAIROS_HOME``, else the current one."""
+    return os.path.abspath(home or os.environ.get("KAIROS_HOME") or os.getcwd())
+
+
+def load_settings(home: str) -> Settings:
+    path = os.path.join(home, CONFIG)
+    if not os.path.exists(path):
+        return Settings()
+    try:
+        with open(path, "rb") as f:
+            data: dict[str, Any] = tomllib.load(f)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise BadInput(f"{path}: {e}") from None
+    limits = data.get("limits", {})
+    for name, value in limits.items():
+        if name not in FILES:
+            raise BadInput(f"{path}: unknown file {name!r} in [limits]")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise BadInput(f"{path}: limit for {name} must be a positive integer")
+    url = data.get("store", {}).get("url")
+    return Settings(url=url, limits=dict(limits))
+
+
+def store_url(home: str, db: str | None, settings: Settings) -> str:
+    """The store URL: ``--db``, else ``KAIROS_DATABASE_URL``, else the home's
+    settings, else the SQLite file in the home.  A bare path means SQLite."""
+    url = db or os.environ.get("KAIROS_DATABASE_URL") or settings.url
+    if not url:
+        return "sqlite:///" + os.path.join(home, "kairos.db")
+    if "://" not in url:
+        return "sqlite:///" + os.path.abspath(url)
+    return url
+
+
+@contextmanager
+def writer_lock(home: str) -> Iterator[None]:
+    """Hold the home's writer lock (blocking) for the duration of the block."""
+    fd = os.open(os.path.join(home, ".kairos.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def check_home(home: str) -> None:
+    if not os.path.isdir(home):
+        raise NotAHome(f"not a Kairos home: {home} does not exist (run `kairos init`)")
+    if not is_home(home):
+        raise NotAHome(f"not a Kairos home: {home} has no {CONFIG} or logs/ (run `kairos init`)")

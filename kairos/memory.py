@@ -1,0 +1,365 @@
+"""The Kairos Python API: :class:`Memory`, one home's memory engine.
+
+Every method validates its input completely before it takes the writer lock,
+so bad input raises :class:`~kairos.errors.BadInput` and changes nothing.
+Reads come from the read model (never a replay of history); as-of reads fold
+the stream's events up to the moment asked for.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from datetime import date, datetime, timezone
+from typing import Any
+
+from kairos import clock
+from kairos.domain import ACTORS, MODES, MemoryStream
+from kairos.engine import Engine
+from kairos.errors import BadInput, NotFound
+from kairos.files import FILES, FileSpec, check_scope, file_spec
+from kairos.hashing import format_time
+from kairos.home import (
+    CONFIG,
+    DEFAULT_CONFIG,
+    check_home,
+    load_settings,
+    resolve_home,
+    store_url,
+    writer_lock,
+)
+from kairos.ids import check_id
+from kairos.logformat import parse_entries
+from kairos.projections.fold import fold, render, size_after_write
+from kairos.store import Conflict
+
+RETRIES = 5  # optimistic-concurrency retries before a write gives up
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a write, retraction or session end recorded."""
+
+    event_id: str
+    position: int
+    type: str
+    agent: str
+    user: str | None
+    file: str | None
+    size: int | None = None
+    limit: int | None = None
+    over_limit: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """A memory file as read. ``content`` is None when the file does not exist."""
+
+    agent: str
+    user: str | None
+    file: str
+    content: str | None
+    size: int
+    limit: int
+    hard_limit: bool
+    version: int | None = None
+    as_of: str | None = None
+
+    @property
+    def exists(self) -> bool:
+        return self.content is not None
+
+    @property
+    def over_limit(self) -> bool:
+        return self.size > self.limit
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "exists": self.exists, "over_limit": self.over_limit}
+
+
+def check_text(text: str | bytes, what: str = "text") -> str:
+    """Return the text as str, or raise :class:`BadInput` (empty, NUL, not UTF-8)."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput(f"{what} is not valid UTF-8") from None
+    if not isinstance(text, str):
+        raise BadInput(f"{what} must be a string")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput(f"{what} is not valid UTF-8 (it holds a lone surrogate)") from None
+    if "\x00" in text:
+        raise BadInput(f"{what} contains a NUL character")
+    if not text.strip():
+        raise BadInput(f"{what} is empty")
+    return text
+
+
+def parse_when(value: str | datetime) -> datetime:
+    """An ISO 8601 date or date-time; naive values are taken as UTC.
+
+    :raises BadInput: when the value does not parse.
+    """
+    if isinstance(value, datetime):
+        dt = value
+    else:
+        try:
+            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise BadInput(f"unparsable date {value!r}: use ISO 8601, e.g. 2026-11-02T09:00:00Z") from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.astimezone(timezone.utc)
+
+
+def parse_day(value: str) -> str:
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise BadInput(f"unparsable date {value!r}: use YYYY-MM-DD") from None
+
+
+class Memory:
+    """The memory engine of one home.
+
+    >>> mem = Memory.init("/tmp/home")                       # doctest: +SKIP
+    >>> mem.write("ada", "MEMORY.md", "Sam prefers tea", user="sam")  # doctest: +SKIP
+
+    :param home: the home directory (default: ``KAIROS_HOME``, else the cwd).
+    :param db: the store URL (default: ``KAIROS_DATABASE_URL``, the home's
+        settings, else ``sqlite:///<home>/kairos.db``).
+    :raises NotAHome: when ``home`` is not a Kairos home.
+    :raises StoreUnavailable: when the store cannot be reached.
+    :raises Inconsistent: when logs and store disagree (see :meth:`rebuild`).
+    """
+
+    def __init__(self, home: str | None = None, db: str | None = None, *, recover: bool = True):
+        self.home = resolve_home(home)
+        check_home(self.home)
+        self.settings = load_settings(self.home)
+        self.url = store_url(self.home, db, self.settings)
+        self.engine = Engine(self.home, self.url)
+        if recover:
+            try:
+                with writer_lock(self.home):
+                    self.engine.recover()
+            except BaseException:
+                self.engine.close()
+                raise
+
+    @classmethod
+    def init(cls, home: str | None = None, db: str | None = None) -> Memory:
+        """Create a home (idempotent): settings file, logs folder, store tables."""
+        path = resolve_home(home)
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise BadInput(f"cannot create a home at {path}: it is a file")
+        os.makedirs(os.path.join(path, "logs"), exist_ok=True)
+        config = os.path.join(path, CONFIG)
+        if not os.path.exists(config):
+            with open(config, "w", encoding="utf-8") as f:
+                f.write(DEFAULT_CONFIG)
+        return cls(path, db)
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- helpers -----------------------------------------------------------------
+    def limit_of(self, spec: FileSpec) -> int:
+        return self.settings.limits.get(spec.name, spec.limit)
+
+    def _scope(self, agent: str, user: str | None, file: str | None) -> FileSpec:
+        check_id(agent, "agent")
+        if user is not None:
+            check_id(user, "user")
+        spec = file_spec(file)
+        check_scope(spec, user)
+        return spec
+
+    def _commit(self, agent: str, user: str | None, command: Any) -> Any:
+        """Load the stream, run ``command(stream)``, save; retry on conflict."""
+        with writer_lock(self.home):
+            for _ in range(RETRIES):
+                stream = self.engine.stream(agent, user) or MemoryStream.open(agent, user, clock.now())
+                extra = command(stream)
+                try:
+                    recorded = self.engine.commit(stream)
+                except Conflict:
+                    continue
+                return recorded[-1], extra
+        raise BadInput(f"could not write to {agent}/{user}: too many concurrent writers")
+
+    # -- commands ------------------------------------------------------------------
+    def write(self, agent: str, file: str, text: str | bytes, *, user: str | None = None,
+              mode: str = "append", actor: str = "agent", session: str | None = None) -> WriteResult:
+        """Record a memory write: ``append`` adds a line, ``replace`` sets the file.
+
+        :raises BadInput: unknown file, wrong scope, invalid id, empty or non-UTF-8
+            text, a NUL, or a result over the file's hard limit.  Nothing is written.
+        """
+        spec = self._scope(agent, user, file)
+        text = check_text(text)
+        if mode not in MODES:
+            raise BadInput(f"unknown mode {mode!r}: use append or replace")
+        if actor not in ACTORS:
+            raise BadInput(f"unknown actor {actor!r}: use one of {', '.join(ACTORS)}")
+        if session is not None:
+            check_id(session, "session")
+        limit = self.limit_of(spec)
+
+        def command(stream: MemoryStream) -> int:
+            size = size_after_write(stream.files.get(spec.name, []), text, mode)
+            if spec.hard and size > limit:
+                raise BadInput(f"{spec.name} would be {size} chars, over its hard limit of "
+                               f"{limit}: nothing written")
+            stream.write(spec.name, text, mode, actor, session, clock.now())
+            return size
+
+        rec, size = self._commit(agent, user, command)
+        return WriteResult(rec.event.event_id, rec.position, "MemoryWritten", agent, user,
+                           spec.name, size, limit, size > limit)
+
+    def retract(self, agent: str, file: str, event_ids: list[str], *, reason: str,
+                user: str | None = None, actor: str = "user",
+                session: str | None = None) -> WriteResult:
+        """Withdraw earlier writes of a file; the history keeps them.
+
+        :raises BadInput: when an id is unknown, belongs to another scope or file,
+            is not a write, or was already retracted; or the reason is empty.
+        """
+        spec = self._scope(agent, user, file)
+        reason = check_text(reason, "reason")
+        if not event_ids:
+            raise BadInput("name at least one event id to retract")
+        if len(set(event_ids)) != len(event_ids):
+            raise BadInput("an event id is named twice")
+        if actor not in ACTORS:
+            raise BadInput(f"unknown actor {actor!r}: use one of {', '.join(ACTORS)}")
+        if session is not None:
+            check_id(session, "session")
+        stream_id = str(MemoryStream.stream_id(agent, user))
+        for eid in event_ids:
+            row = self.engine.readmodel.event(eid)
+            if row is None or row["stream_id"] != stream_id:
+                raise BadInput(f"no event {eid} in {spec.name} of this scope")
+            if row["type"] != "MemoryWritten" or row["file"] != spec.name:
+                raise BadInput(f"event {eid} is not a write to {spec.name}")
+            if row["retracted_by"]:
+                raise BadInput(f"event {eid} was already retracted by {row['retracted_by']}")
+
+        def command(stream: MemoryStream) -> None:
+            stream.retract(spec.name, event_ids, reason, actor, session, clock.now())
+
+        rec, _ = self._commit(agent, user, command)
+        return WriteResult(rec.event.event_id, rec.position, "MemoryRetracted", agent, user, spec.name)
+
+    def end_session(self, agent: str, user: str, *, session: str | None = None,
+                    notes: str | None = None, actor: str = "system") -> WriteResult:
+        """Record that a session of the pair ended (the nightly dream counts these)."""
+        check_id(agent, "agent")
+        check_id(user, "user")
+        if session is not None:
+            check_id(session, "session")
+        if notes is not None:
+            notes = check_text(notes, "notes")
+        if actor not in ACTORS:
+            raise BadInput(f"unknown actor {actor!r}: use one of {', '.join(ACTORS)}")
+
+        def command(stream: MemoryStream) -> None:
+            stream.end_session(session, actor, notes, clock.now())
+
+        rec, _ = self._commit(agent, user, command)
+        return WriteResult(rec.event.event_id, rec.position, "SessionEnded", agent, user, None)
+
+    # -- queries ---------------------------------------------------------------------
+    def read(self, agent: str, file: str, *, user: str | None = None,
+             as_of: str | datetime | None = None, version: int | None = None) -> ReadResult:
+        """Read a memory file, now, as of a moment, or as of a stream version.
+
+        An absent file is not an error: ``content`` is None.
+        :raises BadInput: bad scope or ids, an unparsable date, both ``as_of``
+            and ``version``, or a version below 1.
+        """
+        spec = self._scope(agent, user, file)
+        limit = self.limit_of(spec)
+        if as_of is not None and version is not None:
+            raise BadInput("give --as-of or --version, not both")
+        if version is not None and (not isinstance(version, int) or version < 1):
+            raise BadInput("version must be a positive integer")
+        if as_of is None and version is None:
+            row = self.engine.readmodel.file(agent, user, spec.name)
+            content = row.content if row else None
+            return ReadResult(agent, user, spec.name, content, len(content or ""), limit,
+                              spec.hard, row.version if row else None)
+        stream_id = MemoryStream.stream_id(agent, user)
+        shown = None
+        if as_of is not None:
+            when = parse_when(as_of)
+            shown = format_time(when)
+            version = self.engine.readmodel.stream_version_at(str(stream_id), shown)
+        events = self.engine.store.stream(stream_id, upto_version=version) if version else []
+        content = render(fold(events).get(spec.name)) or None
+        return ReadResult(agent, user, spec.name, content, len(content or ""), limit,
+                          spec.hard, version or None, shown)
+
+    def history(self, agent: str, *, user: str | None = None,
+                file: str | None = None) -> list[dict[str, Any]]:
+        """The events of one scope (the agent's own stream, or one pair's), in order."""
+        check_id(agent, "agent")
+        if user is not None:
+            check_id(user, "user")
+        if file is not None:
+            check_scope(file_spec(file), user)
+        return self.engine.readmodel.events(agent=agent, user=user, pair_only=True, file=file)
+
+    def log(self, day: str | None = None, *, agent: str | None = None,
+            user: str | None = None) -> str:
+        """A day's log (today, UTC, by default), whole or only one scope's entries.
+
+        With ``agent`` (and ``user``): only that agent's own entries (and that
+        pair's), so one pair never reads another's log lines.
+        :raises NotFound: when there is no log for that day.
+        """
+        day = parse_day(day) if day else clock.now().date().isoformat()
+        if user is not None and agent is None:
+            raise BadInput("--user needs --agent")
+        if agent is not None:
+            check_id(agent, "agent")
+        if user is not None:
+            check_id(user, "user")
+        path = self.engine.mirror.path_for(day)
+        try:
+            with open(path, encoding="utf-8", newline="") as f:
+                text = f.read()
+        except FileNotFoundError:
+            raise NotFound(f"no log for {day}") from None
+        if agent is None:
+            return text
+        header, _, body = text.partition("\n\n")
+        keep = [e for e in parse_entries(body)
+                if e.event.agent == agent and e.event.user in (None, user)]
+        from kairos.logformat import render_entry
+
+        return header + "\n\n" + "".join(render_entry(e.position, e.event) for e in keep)
+
+    def files(self) -> list[dict[str, Any]]:
+        """Every existing memory file of the home with its size (no contents)."""
+        return [{"agent": r.agent, "user": r.user, "file": r.file, "size": len(r.content),
+                 "limit": self.limit_of(FILES[r.file]), "updated_at": r.updated_at}
+                for r in self.engine.readmodel.all_files()]
+
+    def event(self, event_id: str) -> dict[str, Any]:
+        row = self.engine.readmodel.event(event_id)
+        if row is None:
+            raise NotFound(f"no event {event_id}")
+        return row

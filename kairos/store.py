@@ -1,0 +1,143 @@
+"""The event store: an eventsourcing Application over SQLite or PostgreSQL.
+
+Kairos keeps its events in the library's own tables through its own
+Application, repository and recorders.  This adapter adds what the engine
+needs on top: reading the global order in large pages (the library's
+notification log serves 10 events a page), loading a stream or part of it,
+saving with a retry-free conflict signal, and restoring events at given
+positions (a rebuild from the logs).
+
+Aggregates are cached (the library's LRU cache, fast-forwarded on every get)
+and snapshotted every :data:`SNAPSHOT_INTERVAL` events, so a write never
+replays a long stream.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError, PersistenceError
+
+from kairos.domain import MemoryStream
+from kairos.errors import StoreUnavailable
+
+# A snapshot every 200 events bounds a cold load of any stream to 200 events.
+SNAPSHOT_INTERVAL = 200
+# Read the global order 1000 events a query: large pages, bounded memory.
+PAGE = 1000
+
+
+class KairosApplication(Application):
+    name = "Kairos"
+    snapshotting_intervals = {MemoryStream: SNAPSHOT_INTERVAL}
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """An event with its global position (the store's notification id)."""
+
+    position: int
+    event: Any
+
+
+class Conflict(Exception):
+    """Another writer saved to the same stream first (optimistic concurrency)."""
+
+
+def store_env(url: str) -> dict[str, str]:
+    """Library settings for a store URL (``sqlite:///path`` or ``postgresql://…``)."""
+    common = {"AGGREGATE_CACHE_MAXSIZE": "1000", "IS_SNAPSHOTTING_ENABLED": "y"}
+    if url.startswith(("postgresql:", "postgres:", "postgresql+psycopg:")):
+        from kairos.stores.postgres import env_from_url
+
+        return {**common, **env_from_url(url)}
+    if url.startswith("sqlite:///"):
+        path = url[len("sqlite:///"):]
+        return {**common, "PERSISTENCE_MODULE": "kairos.stores.sqlite:DurableSQLiteFactory",
+                "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "30"}
+    raise StoreUnavailable(f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql://…")
+
+
+class Store:
+    """The event store of one home."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.is_postgres = not url.startswith("sqlite:")
+        env = store_env(url)
+        if not self.is_postgres:
+            parent = os.path.dirname(env["SQLITE_DBNAME"]) or "."
+            if not os.path.isdir(parent):
+                raise StoreUnavailable(f"cannot open SQLite store: no directory {parent}")
+        try:
+            self.app = KairosApplication(env=env)
+            self.app.recorder.max_notification_id()
+        except PersistenceError as e:
+            raise StoreUnavailable(f"cannot reach the event store: {_one_line(e)}") from None
+        except OSError as e:
+            raise StoreUnavailable(f"cannot open the event store: {_one_line(e)}") from None
+
+    def close(self) -> None:
+        self.app.close()
+
+    def max_position(self) -> int:
+        return self.app.recorder.max_notification_id() or 0
+
+    def read(self, after: int = 0, upto: int | None = None, page: int = PAGE) -> Iterator[Recorded]:
+        """Every event with ``after < position <= upto``, in order, in large pages."""
+        mapper = self.app.mapper
+        while True:
+            rows = self.app.recorder.select_notifications(
+                start=after, limit=page, stop=upto, inclusive_of_start=False
+            )
+            for n in rows:
+                yield Recorded(n.id, mapper.to_domain_event(n))
+            if len(rows) < page:
+                return
+            after = rows[-1].id
+
+    def stream(self, stream_id: UUID, upto_version: int | None = None) -> list[Any]:
+        """The events of one stream, in version order."""
+        return list(self.app.events.get(stream_id, lte=upto_version))
+
+    def get(self, stream_id: UUID) -> MemoryStream | None:
+        try:
+            return self.app.repository.get(stream_id)  # type: ignore[no-any-return]
+        except AggregateNotFoundError:
+            return None
+
+    def save(self, stream: MemoryStream) -> list[Recorded]:
+        """Commit the stream's pending events.
+
+        :raises Conflict: when another writer committed the same version first;
+            the caller reloads the stream and tries again.
+        """
+        try:
+            recordings = self.app.save(stream)
+        except IntegrityError:
+            if self.app.repository.cache is not None:
+                self.app.repository.cache.put(stream.id, None)
+            raise Conflict(str(stream.id)) from None
+        return [Recorded(r.notification.id, r.domain_event) for r in recordings]
+
+    def restore(self, recorded: Sequence[Recorded]) -> None:
+        """Insert events at their recorded positions (a rebuild from the logs)."""
+        rows = [(r.position, self.app.mapper.to_stored_event(r.event)) for r in recorded]
+        factory: Any = self.app.factory
+        if self.is_postgres:
+            from kairos.stores.postgres import restore_events
+
+            restore_events(factory, self.app.recorder.events_table_name, rows)  # type: ignore[attr-defined]
+        else:
+            from kairos.stores.sqlite import restore_events as restore_sqlite
+
+            restore_sqlite(factory, rows)
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__

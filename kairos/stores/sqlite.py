@@ -1,0 +1,72 @@
+"""The embedded SQLite backend: the library's recorder, made durable.
+
+The library opens its SQLite connections in WAL mode but leaves
+``synchronous`` at the build's default.  A memory write must survive a power
+cut once acknowledged, so every connection is set to ``synchronous=FULL``
+and the setting is read back: a build that ignores it fails loudly at open
+instead of silently losing writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.sqlite import SQLiteConnection, SQLiteConnectionPool, SQLiteFactory
+
+from kairos.errors import StoreUnavailable
+
+SYNCHRONOUS_FULL = 2
+
+
+class DurableConnectionPool(SQLiteConnectionPool):
+    def _create_connection(self) -> SQLiteConnection:
+        conn = super()._create_connection()
+        raw = conn._sqlite_conn
+        raw.execute("PRAGMA synchronous=FULL")
+        level = raw.execute("PRAGMA synchronous").fetchone()[0]
+        if level != SYNCHRONOUS_FULL:
+            raise StoreUnavailable(
+                f"SQLite refused synchronous=FULL (got {level}): writes would not be durable"
+            )
+        return conn
+
+
+class DurableSQLiteFactory(SQLiteFactory):
+    """The library's SQLite factory with a connection pool that insists on FULL sync."""
+
+    def __init__(self, env: Any):
+        super().__init__(env)
+        old = self.datastore.pool
+        self.datastore.pool = DurableConnectionPool(
+            db_name=old.db_name, lock_timeout=old.lock_timeout
+        )
+        old.close()
+
+
+def restore_events(factory: DurableSQLiteFactory, rows: Sequence[tuple[int, StoredEvent]]) -> None:
+    """Insert stored events at the given notification ids (a restore from logs).
+
+    The library's recorder numbers events itself; a restore must reproduce the
+    positions the logs recorded (gaps included, when the logs came from
+    PostgreSQL), so the rows go into the library's own table with an explicit
+    rowid, in one transaction.
+    """
+    with factory.datastore.transaction(commit=True) as c:
+        for position, s in rows:
+            c.execute(
+                "INSERT INTO stored_events (rowid, originator_id, originator_version, topic, state) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (position, s.originator_id.hex if hasattr(s.originator_id, "hex")
+                 else s.originator_id, s.originator_version, s.topic, s.state),
+            )
+
+
+def check_sqlite_path(path: str) -> None:
+    """Open the file once, outside the pool, to turn errors into one clear line."""
+    try:
+        sqlite3.connect(path).close()
+    except sqlite3.Error as e:
+        raise StoreUnavailable(f"cannot open SQLite store {path}: {e}") from None

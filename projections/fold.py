@@ -1,0 +1,57 @@
+"""Memory files as pure folds over their stream's events.
+
+A file is a list of *segments*, each ``[event_id, text]``: an append adds a
+segment, a replace sets the file to one segment, a retraction removes the
+segments of the events it names (it withdraws what those events added; it
+does not bring back what a retracted replace had replaced).  The file's text
+is its segments joined by newlines, with a final newline.  The same events
+always give byte-identical text, so a rebuild can be compared byte for byte.
+
+These functions do no I/O and know nothing of stores: the write side uses
+them to check limits, the read side to materialize files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+Segments = list[list[str]]
+Files = dict[str, Segments]
+
+
+def apply_event(files: Files, event: Any) -> Files:
+    """Return the files after ``event`` (a new dict; ``files`` is not changed)."""
+    kind = type(event).__name__
+    if kind == "MemoryWritten":
+        segment = [event.event_id, event.text]
+        current = files.get(event.file, [])
+        new = [*current, segment] if event.mode == "append" else [segment]
+        return {**files, event.file: new}
+    if kind == "MemoryRetracted":
+        gone = set(event.retracts)
+        kept = [s for s in files.get(event.file, []) if s[0] not in gone]
+        return {**files, event.file: kept}
+    return files
+
+
+def fold(events: Iterable[Any]) -> Files:
+    """Fold a stream's events, in version order, into its files."""
+    files: Files = {}
+    for event in events:
+        files = apply_event(files, event)
+    return files
+
+
+def render(segments: Segments | None) -> str:
+    """The text of a file; the empty string means the file does not exist."""
+    if not segments:
+        return ""
+    return "".join(text + "\n" for _, text in segments)
+
+
+def size_after_write(segments: Segments, text: str, mode: str) -> int:
+    """Characters the file would have after a write, for the limit checks."""
+    if mode == "replace":
+        return len(text) + 1
+    return len(render(segments)) + len(text) + 1

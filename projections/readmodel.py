@@ -1,0 +1,317 @@
+"""Read models kept in step with the event store, in the store's own database.
+
+Two tables answer every read without replaying history:
+
+* ``memory_files`` — the current text (and segments, with the event each
+  came from) of every memory file, one row per agent or pair and file;
+* ``memory_index`` — one row per event: position, id, stream, type, scope,
+  actor, session, time, text, who retracted it, and where it sits in the
+  dated logs.  Indexed by pair and time, file, type, actor and session.
+
+``memory_positions`` records the last position applied, in the same
+transaction as the rows, so a crash never applies an event twice or skips
+one.  The tables are derived: ``kairos rebuild`` drops and re-creates them.
+Schema changes are named migrations, applied once, in order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Connection,
+    Engine,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    select,
+    update,
+)
+
+from kairos.hashing import format_time
+from kairos.projections.fold import Files, apply_event, render
+
+metadata = MetaData()
+
+migrations_table = Table(
+    "memory_migrations", metadata, Column("name", String(100), primary_key=True)
+)
+positions = Table(
+    "memory_positions", metadata,
+    Column("name", String(40), primary_key=True),
+    Column("position", BigInteger, nullable=False),
+)
+index = Table(
+    "memory_index", metadata,
+    Column("position", BigInteger, primary_key=True, autoincrement=False),
+    Column("event_id", String(36), nullable=False, unique=True),
+    Column("stream_id", String(36), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("type", String(40), nullable=False),
+    Column("agent_id", String(128), nullable=False),
+    Column("user_id", String(128)),
+    Column("file", String(40)),
+    Column("actor", String(20)),
+    Column("session_id", String(128)),
+    Column("recorded_at", String(27), nullable=False),
+    Column("text", Text),
+    Column("retracted_by", String(36)),
+    Column("log_file", String(64)),
+    Column("log_line", Integer),
+)
+Index("memory_index_pair_time", index.c.agent_id, index.c.user_id, index.c.recorded_at)
+Index("memory_index_stream", index.c.stream_id, index.c.version)
+Index("memory_index_time", index.c.recorded_at)
+Index("memory_index_type", index.c.type)
+Index("memory_index_actor", index.c.actor)
+Index("memory_index_session", index.c.session_id)
+files_table = Table(
+    "memory_files", metadata,
+    Column("agent_id", String(128), primary_key=True),
+    Column("user_id", String(128), primary_key=True),  # '' for the agent's own files
+    Column("file", String(40), primary_key=True),
+    Column("content", Text, nullable=False),
+    Column("segments", Text, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("position", BigInteger, nullable=False),
+    Column("updated_at", String(27), nullable=False),
+)
+
+
+def m001_initial(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[positions, index, files_table])
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial]
+READ_MODEL_TABLES = (files_table, index, positions, migrations_table)
+
+
+@dataclass(frozen=True)
+class FileRow:
+    agent: str
+    user: str | None
+    file: str
+    content: str
+    segments: list[list[str]]
+    version: int
+    position: int
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """A file whose text an applied batch changed (for materializing)."""
+
+    agent: str
+    user: str | None
+    file: str
+    content: str
+
+
+def sqlalchemy_url(url: str) -> str:
+    if url.startswith(("postgresql:", "postgres:")):
+        return "postgresql+psycopg:" + url.split(":", 1)[1]
+    return url
+
+
+def create_read_engine(url: str) -> Engine:
+    engine = create_engine(sqlalchemy_url(url), pool_size=2, max_overflow=2) if not url.startswith(
+        "sqlite") else create_engine(url)
+    if url.startswith("sqlite"):
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA busy_timeout=30000")
+            # The read model is derived and tracked by position: it need not
+            # be fsynced on every commit (the event store is).
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.close()
+    return engine
+
+
+class ReadModel:
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    # -- schema ----------------------------------------------------------------
+    def migrate(self) -> list[str]:
+        """Apply the migrations not yet applied, in order; return their names."""
+        applied: list[str] = []
+        with self.engine.begin() as conn:
+            migrations_table.create(conn, checkfirst=True)
+            done = set(conn.scalars(select(migrations_table.c.name)))
+            for migration in MIGRATIONS:
+                if migration.__name__ not in done:
+                    migration(conn)
+                    conn.execute(migrations_table.insert().values(name=migration.__name__))
+                    applied.append(migration.__name__)
+        return applied
+
+    def reset(self) -> None:
+        """Drop every read-model table and build them again, empty."""
+        with self.engine.begin() as conn:
+            for table in READ_MODEL_TABLES:
+                table.drop(conn, checkfirst=True)
+        self.migrate()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- position --------------------------------------------------------------
+    def position(self) -> int:
+        with self.engine.connect() as conn:
+            value = conn.scalar(select(positions.c.position).where(positions.c.name == "index"))
+        return int(value or 0)
+
+    # -- applying events ---------------------------------------------------------
+    def apply(self, recorded: Sequence[Any], where: dict[int, tuple[str, int]],
+              before_commit: Callable[[list[FileChange]], None] | None = None) -> list[FileChange]:
+        """Apply recorded events (each with ``.position`` and ``.event``) in one
+        transaction; ``before_commit`` materializes the changed files first, so
+        the files are never behind the recorded position."""
+        if not recorded:
+            return []
+        changes: list[FileChange] = []
+        with self.engine.begin() as conn:
+            current = self._position(conn)
+            todo = [r for r in recorded if r.position > current]
+            if not todo:
+                return []
+            state: dict[tuple[str, str, str], tuple[Files, int, int, str]] = {}
+            rows = []
+            for r in todo:
+                e = r.event
+                kind = type(e).__name__
+                log_file, log_line = where.get(r.position, (None, None))
+                rows.append({
+                    "position": r.position, "event_id": e.event_id,
+                    "stream_id": str(e.originator_id), "version": e.originator_version,
+                    "type": kind, "agent_id": e.agent, "user_id": e.user,
+                    "file": getattr(e, "file", None), "actor": getattr(e, "actor", None),
+                    "session_id": getattr(e, "session", None),
+                    "recorded_at": format_time(e.timestamp),
+                    "text": _text_of(e), "retracted_by": None,
+                    "log_file": log_file, "log_line": log_line,
+                })
+                if kind in ("MemoryWritten", "MemoryRetracted"):
+                    key = (e.agent, e.user or "", e.file)
+                    if key not in state:
+                        state[key] = self._load(conn, key)
+                    files, _, _, _ = state[key]
+                    state[key] = (apply_event(files, e), e.originator_version, r.position,
+                                  format_time(e.timestamp))
+            conn.execute(index.insert(), rows)
+            for r in todo:
+                if type(r.event).__name__ == "MemoryRetracted":
+                    conn.execute(update(index).where(index.c.event_id.in_(r.event.retracts))
+                                 .values(retracted_by=r.event.event_id))
+            for (agent, user, name), (files, version, position, at) in state.items():
+                segments = files.get(name, [])
+                content = render(segments)
+                values = {"content": content, "segments": json.dumps(segments),
+                          "version": version, "position": position, "updated_at": at}
+                key_where = ((files_table.c.agent_id == agent) & (files_table.c.user_id == user)
+                             & (files_table.c.file == name))
+                if conn.execute(update(files_table).where(key_where).values(**values)).rowcount == 0:
+                    conn.execute(files_table.insert().values(
+                        agent_id=agent, user_id=user, file=name, **values))
+                changes.append(FileChange(agent, user or None, name, content))
+            last = todo[-1].position
+            if conn.execute(update(positions).where(positions.c.name == "index")
+                            .values(position=last)).rowcount == 0:
+                conn.execute(positions.insert().values(name="index", position=last))
+            if before_commit is not None:
+                before_commit(changes)
+        return changes
+
+    def _position(self, conn: Connection) -> int:
+        value = conn.scalar(select(positions.c.position).where(positions.c.name == "index"))
+        return int(value or 0)
+
+    def _load(self, conn: Connection, key: tuple[str, str, str]) -> tuple[Files, int, int, str]:
+        agent, user, name = key
+        row = conn.execute(select(files_table.c.segments, files_table.c.version,
+                                  files_table.c.position, files_table.c.updated_at).where(
+            (files_table.c.agent_id == agent) & (files_table.c.user_id == user)
+            & (files_table.c.file == name))).first()
+        if row is None:
+            return {}, 0, 0, ""
+        return {name: json.loads(row.segments)}, row.version, row.position, row.updated_at
+
+    # -- reading -------------------------------------------------------------------
+    def file(self, agent: str, user: str | None, name: str) -> FileRow | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(files_table).where(
+                (files_table.c.agent_id == agent) & (files_table.c.user_id == (user or ""))
+                & (files_table.c.file == name))).first()
+        if row is None or not row.content:
+            return None
+        return FileRow(row.agent_id, row.user_id or None, row.file, row.content,
+                       json.loads(row.segments), row.version, row.position, row.updated_at)
+
+    def all_files(self) -> list[FileRow]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(files_table).order_by(
+                files_table.c.agent_id, files_table.c.user_id, files_table.c.file)).all()
+        return [FileRow(r.agent_id, r.user_id or None, r.file, r.content,
+                        json.loads(r.segments), r.version, r.position, r.updated_at)
+                for r in rows if r.content]
+
+    def event(self, event_id: str) -> dict[str, Any] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(index).where(index.c.event_id == event_id)).first()
+        return dict(row._mapping) if row is not None else None
+
+    def events(self, *, agent: str | None = None, user: str | None = None,
+               pair_only: bool = False, file: str | None = None,
+               types: Iterable[str] | None = None, stream_id: str | None = None,
+               until: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        """Index rows in global order, filtered; ``pair_only`` with ``user=None``
+        selects the agent's own stream (rows without a user)."""
+        q = select(index).order_by(index.c.position)
+        if agent is not None:
+            q = q.where(index.c.agent_id == agent)
+        if user is not None:
+            q = q.where(index.c.user_id == user)
+        elif pair_only:
+            q = q.where(index.c.user_id.is_(None))
+        if file is not None:
+            q = q.where(index.c.file == file)
+        if types is not None:
+            q = q.where(index.c.type.in_(list(types)))
+        if stream_id is not None:
+            q = q.where(index.c.stream_id == stream_id)
+        if until is not None:
+            q = q.where(index.c.recorded_at <= until)
+        if limit is not None:
+            q = q.limit(limit)
+        with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(q)]
+
+    def stream_version_at(self, stream_id: str, until: str) -> int:
+        with self.engine.connect() as conn:
+            value = conn.scalar(select(func.max(index.c.version)).where(
+                (index.c.stream_id == stream_id) & (index.c.recorded_at <= until)))
+        return int(value or 0)
+
+
+def _text_of(e: Any) -> str | None:
+    kind = type(e).__name__
+    if kind == "MemoryWritten":
+        return e.text  # type: ignore[no-any-return]
+    if kind == "MemoryRetracted":
+        return e.reason  # type: ignore[no-any-return]
+    if kind == "SessionEnded":
+        return e.notes  # type: ignore[no-any-return]
+    return None

@@ -268,21 +268,27 @@ class LogMirror:
                 if entry.position > after:
                     yield rel, entry
 
-    def locate(self, positions: set[int]) -> dict[int, tuple[str, int]]:
-        """Find the (file, line) of entries already in the logs, newest files first."""
+    def locate(self, positions: set[int] | None = None) -> dict[int, tuple[str, int]]:
+        """The (file, line) of entries in the logs (all of them when ``positions``
+        is None), found by their header lines alone, newest files first."""
         found: dict[int, tuple[str, int]] = {}
-        want = set(positions)
+        want = None if positions is None else set(positions)
         header = re.compile(rb"^## (\d+) ", re.M)
         for _day, path in reversed(self.day_files()):
-            if not want:
+            if want is not None and not want:
                 break
             with open(path, "rb") as f:
                 data = f.read()
+            rel = self.relpath(path)
+            line, last = 1, 0
             for m in header.finditer(data):
+                line += data.count(b"\n", last, m.start())
+                last = m.start()
                 pos = int(m.group(1))
-                if pos in want:
-                    found[pos] = (self.relpath(path), data.count(b"\n", 0, m.start()) + 1)
-                    want.discard(pos)
+                if want is None or pos in want:
+                    found[pos] = (rel, line)
+                    if want is not None:
+                        want.discard(pos)
         return found
 
 
@@ -328,3 +334,24 @@ def _last_whole_before(data: bytes, start: int, day: str) -> Entry | None:
     if prev == -1:
         return None
     return _parse_one(data[prev + 1:start])
+
+
+def expected_days(recorded: Iterable[Recorded]) -> Iterator[tuple[str, str]]:
+    """The day files the logs must hold for these events, as (day, text).
+
+    The same placement rule as :meth:`LogMirror.append`, so logs regenerated
+    from the store are byte-identical to logs written one event at a time.
+    """
+    day: str | None = None
+    parts: list[str] = []
+    for rec in recorded:
+        d = day_of(rec.event.timestamp)
+        if day is not None and d < day:
+            d = day
+        if d != day:
+            if day is not None:
+                yield day, "".join(parts)
+            day, parts = d, [file_header(d)]
+        parts.append(render_entry(rec.position, rec.event))
+    if day is not None:
+        yield day, "".join(parts)

@@ -31,6 +31,8 @@ from kairos.home import (
 from kairos.ids import check_id
 from kairos.logformat import parse_entries
 from kairos.projections.fold import fold, render, size_after_write
+from kairos.rebuild import RebuildReport, rebuild_projections, repair_logs, restore_store
+from kairos.verify import Report, verify
 from kairos.store import Conflict
 
 RETRIES = 5  # optimistic-concurrency retries before a write gives up
@@ -351,6 +353,32 @@ class Memory:
         from kairos.logformat import render_entry
 
         return header + "\n\n" + "".join(render_entry(e.position, e.event) for e in keep)
+
+    # -- operations ------------------------------------------------------------------
+    def verify(self) -> Report:
+        """Check every hash chain in the store and the logs, and that they agree.
+
+        Read-only.  The report's first problem names the first bad entry.
+        """
+        return verify(self.engine.store, self.engine.mirror)
+
+    def rebuild(self, *, from_logs: bool = False) -> RebuildReport:
+        """Re-derive read models and files from the store, and repair the logs.
+
+        With ``from_logs``: first restore the store from the logs (the
+        database was lost, or holds only an older prefix of them).
+        :raises VerificationFailed: a log entry fails its hash chain (with
+            ``from_logs``; nothing is imported).
+        :raises Inconsistent: store and logs hold different histories.
+        """
+        report = RebuildReport()
+        with writer_lock(self.home):
+            if from_logs:
+                restore_store(self.engine, report)
+            self.engine.recover()
+            repair_logs(self.engine, report)
+            rebuild_projections(self.engine, report)
+        return report
 
     def files(self) -> list[dict[str, Any]]:
         """Every existing memory file of the home with its size (no contents)."""

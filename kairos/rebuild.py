@@ -1,0 +1,157 @@
+"""Rebuilds, in both directions.
+
+* :func:`rebuild_projections` re-derives the read models and every
+  materialized file from the store, and reports each file whose text
+  differed from what was on disk (an incident signal: something other than
+  Kairos wrote there, or a projection was lost).
+* :func:`repair_logs` writes day files that are missing, and replaces those
+  that are damaged (they no longer parse, or an entry's hash does not match
+  its content) after moving them aside to ``.broken``.  A log file that is
+  intact but disagrees with the store is *not* touched: two self-consistent
+  histories need an operator, not a guess.
+* :func:`restore_store` re-creates the store from the logs (the database was
+  lost), after checking every entry's hash chain; it imports nothing if any
+  entry fails.  A store that holds a prefix of the logs gets the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kairos.engine import Engine, _chunks
+from kairos.errors import Inconsistent, VerificationFailed
+from kairos.logformat import LogFormatError, parse_day
+from kairos.logmirror import _fsync_dir, aside_path, expected_days
+from kairos.projections.materialize import existing_files, file_path, read_file, write_file
+from kairos.store import Recorded
+from kairos.verify import ChainChecker
+
+
+@dataclass
+class RebuildReport:
+    events: int = 0
+    imported: int = 0
+    files: int = 0
+    changed: list[dict[str, str]] = field(default_factory=list)
+    logs_written: list[str] = field(default_factory=list)
+    logs_moved: list[dict[str, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _digest(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def restore_store(engine: Engine, report: RebuildReport) -> None:
+    """Import the logs' events the store lacks, at their logged positions.
+
+    :raises VerificationFailed: when a log file does not parse or an entry
+        breaks its stream's hash chain (nothing is imported).
+    :raises Inconsistent: when the store holds events that differ from the logs.
+    """
+    chains = ChainChecker()
+    entries: list[Recorded] = []
+    last = 0
+    for rel, entry in _all_entries(engine):
+        wrong = chains.check(entry.event)
+        if wrong or entry.position <= last:
+            raise VerificationFailed(
+                f"{rel}:{entry.line} (position {entry.position}): "
+                f"{wrong or 'position out of order'}; nothing imported")
+        last = entry.position
+        entries.append(Recorded(entry.position, entry.event))
+    stored = engine.store.max_position()
+    if stored:
+        have = {r.position: r.event.hash for r in engine.store.read()}
+        for r in entries:
+            if r.position in have and have.pop(r.position) != r.event.hash:
+                raise Inconsistent(f"the store's event at position {r.position} differs from "
+                                   "the logs: run `kairos verify`")
+        if have:
+            raise Inconsistent(f"the store holds {len(have)} event(s) the logs do not: "
+                               "run `kairos verify`")
+    todo = [r for r in entries if r.position > stored]
+    engine.store.restore(todo)
+    report.imported = len(todo)
+
+
+def _all_entries(engine: Engine) -> Any:
+    mirror = engine.mirror
+    for day, path in mirror.day_files():
+        rel = mirror.relpath(path)
+        try:
+            with open(path, encoding="utf-8", newline="") as f:
+                parsed = parse_day(f.read(), day)
+        except (LogFormatError, UnicodeDecodeError) as e:
+            line = getattr(e, "line", "?")
+            raise VerificationFailed(f"{rel}:{line}: {getattr(e, 'reason', e)}; nothing imported"
+                                     ) from None
+        for entry in parsed:
+            yield rel, entry
+
+
+def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
+    home = engine.home
+    before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
+    engine.readmodel.reset()
+    where = engine.mirror.locate()
+    for chunk in _chunks(engine.store.read(), 1000):
+        engine.readmodel.apply(chunk, where)
+        report.events += len(chunk)
+    engine.rm_position = engine.readmodel.position()
+    after = {}
+    for row in engine.readmodel.all_files():
+        rel = os.path.relpath(file_path(home, row.agent, row.user, row.file), home)
+        after[rel] = row.content
+    for rel in sorted(set(before) | set(after)):
+        old, new = before.get(rel), after.get(rel)
+        if old != new:
+            status = "missing" if old is None else "extra" if new is None else "changed"
+            report.changed.append({"file": rel, "status": status,
+                                   "was": _digest(old) or "-", "now": _digest(new) or "-"})
+            write_file(os.path.join(home, rel), new or "")
+    report.files = len(after)
+
+
+def repair_logs(engine: Engine, report: RebuildReport) -> None:
+    mirror = engine.mirror
+    actual = dict(mirror.day_files())
+    for day, text in expected_days(engine.store.read()):
+        path = actual.get(day) or mirror.path_for(day)
+        want = text.encode("utf-8")
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                data = f.read()
+            if data == want:
+                continue
+            if not _damaged(data, day):
+                raise Inconsistent(
+                    f"{mirror.relpath(path)} is intact but differs from the store: "
+                    "run `kairos verify`")
+            target = aside_path(path)
+            os.replace(path, target)
+            report.logs_moved.append({"file": mirror.relpath(path),
+                                      "moved_to": mirror.relpath(target)})
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(want)
+            f.flush()
+            os.fsync(f.fileno())
+        _fsync_dir(os.path.dirname(path))
+        report.logs_written.append(mirror.relpath(path))
+    mirror.tail = None
+
+
+def _damaged(data: bytes, day: str) -> bool:
+    try:
+        entries = parse_day(data.decode("utf-8"), day)
+    except (UnicodeDecodeError, LogFormatError):
+        return True
+    from kairos.domain import expected_hash
+
+    return any(expected_hash(e.event) != e.event.hash for e in entries)

@@ -1,3 +1,374 @@
+"""The ``kairos`` command line.
+
+Each command parses its options, calls one :class:`kairos.Memory` method and
+formats the answer.  Library errors become one-line messages with the
+library's exit code: 2 for bad input (nothing was written), 1 for not found
+or failed verification.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
 import click
+
+from kairos.domain import ACTORS
+from kairos.errors import KairosError
+from kairos.memory import Memory
+
+CLI_ACTORS = [a for a in ACTORS if a != "import"]
+
+
+class KairosClickError(click.ClickException):
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def run(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn library errors into one-line click errors with the library's exit code."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except KairosError as e:
+            raise KairosClickError(str(e), e.exit_code) from None
+    return wrapper
+
+
+def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
+
+
+def scope_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option("--user", "-u", help="User id (for USER.md and MEMORY.md).")(fn)
+    return click.option("--agent", "-a", required=True, help="Agent id.")(fn)
+
+
+def file_option(required: bool = True) -> Callable[..., Any]:
+    return click.option("--file", "-f", "file", required=required,
+                        help="SOUL.md, ABOUT.md, TOOLS.md, USER.md or MEMORY.md.")
+
+
+def emit(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def memory(ctx: click.Context, recover: bool = True) -> Memory:
+    obj = ctx.find_object(dict)
+    assert obj is not None
+    mem = Memory(obj["home"], obj["db"], recover=recover)
+    ctx.call_on_close(mem.close)
+    return mem
+
+
+def read_text(text: str) -> str | bytes:
+    """TEXT ``-`` reads standard input (bytes, checked as UTF-8 by the library);
+    one trailing newline is dropped, as a shell's ``$(...)`` would."""
+    if text != "-":
+        return text
+    data = sys.stdin.buffer.read()
+    if data.endswith(b"\r\n"):
+        return data[:-2]
+    return data[:-1] if data.endswith(b"\n") else data
+
+
 @click.group()
-def cli(): pass
+@click.option("--home", envvar="KAIROS_HOME", type=click.Path(file_okay=False),
+              help="The home directory [env KAIROS_HOME; default: the current directory].")
+@click.option("--db", envvar="KAIROS_DATABASE_URL",
+              help="Store URL: sqlite:///PATH or postgresql://… [env KAIROS_DATABASE_URL].")
+@click.version_option(package_name="kairos-memory")
+@click.pass_context
+def cli(ctx: click.Context, home: str | None, db: str | None) -> None:
+    """Kairos: an audited, event-sourced memory engine for AI agents.
+
+    Every memory write is an immutable event, kept in the event store and in
+    append-only dated logs (logs/YYYY/MM/YYYY-MM-DD.md); the memory files are
+    projections of those events.
+
+    \b
+    Example:
+        kairos --home ./home init
+        kairos --home ./home write --agent ada --user sam --file MEMORY.md "Sam prefers tea"
+        kairos --home ./home read --agent ada --user sam --file MEMORY.md
+    """
+    ctx.ensure_object(dict)
+    ctx.obj.update(home=home, db=db)
+
+
+@cli.command()
+@json_option
+@click.pass_context
+@run
+def init(ctx: click.Context, as_json: bool) -> None:
+    """Create a home: settings file, logs folder and store tables.
+
+    Safe to run again on an existing home.
+
+    \b
+    Example:
+        kairos --home ./home init
+    """
+    obj = ctx.find_object(dict)
+    assert obj is not None
+    mem = Memory.init(obj["home"], obj["db"])
+    ctx.call_on_close(mem.close)
+    data = {"home": mem.home, "store": mem.url.split("@")[-1]}
+    if as_json:
+        emit(data)
+    else:
+        click.echo(f"initialized {mem.home}")
+
+
+@cli.command()
+@scope_options
+@file_option()
+@click.option("--replace", is_flag=True, help="Set the whole file instead of appending a line.")
+@click.option("--actor", type=click.Choice(CLI_ACTORS), default="agent", show_default=True,
+              help="Who made this write.")
+@click.option("--session", "-s", help="Session id.")
+@click.argument("text")
+@json_option
+@click.pass_context
+@run
+def write(ctx: click.Context, agent: str, user: str | None, file: str, replace: bool,
+          actor: str, session: str | None, text: str, as_json: bool) -> None:
+    """Record a memory write (TEXT, or - to read standard input).
+
+    Prints the new event's id and global position.
+
+    \b
+    Example:
+        kairos write --agent ada --user sam --file MEMORY.md "Sam prefers tea"
+        echo "I am Ada." | kairos write --agent ada --file SOUL.md --replace -
+    """
+    result = memory(ctx).write(agent, file, read_text(text), user=user,
+                               mode="replace" if replace else "append", actor=actor,
+                               session=session)
+    if as_json:
+        emit(result.to_dict())
+        return
+    click.echo(f"{result.event_id} {result.position}")
+    if result.over_limit:
+        click.echo(f"warning: {file} is {result.size} chars, over its soft limit of "
+                   f"{result.limit}: compress", err=True)
+
+
+@cli.command()
+@scope_options
+@file_option()
+@click.option("--as-of", help="The file as it was at this ISO 8601 time.")
+@click.option("--version", type=int, help="The file as of this version of its stream.")
+@json_option
+@click.pass_context
+@run
+def read(ctx: click.Context, agent: str, user: str | None, file: str, as_of: str | None,
+         version: int | None, as_json: bool) -> None:
+    """Print a memory file, now or as it was.
+
+    A file nobody wrote yet is not an error: nothing is printed and a note
+    says so on standard error.
+
+    \b
+    Example:
+        kairos read --agent ada --user sam --file MEMORY.md
+        kairos read --agent ada --user sam --file MEMORY.md --as-of 2026-11-02T12:00:00Z
+    """
+    result = memory(ctx).read(agent, file, user=user, as_of=as_of, version=version)
+    if as_json:
+        emit(result.to_dict())
+    elif result.content is None:
+        click.echo(f"{file} does not exist (nothing written yet)", err=True)
+    else:
+        click.echo(result.content, nl=False)
+        if result.over_limit:
+            click.echo(f"warning: {file} is {result.size} chars, over its soft limit of "
+                       f"{result.limit}: compress", err=True)
+
+
+@cli.command()
+@scope_options
+@file_option()
+@click.argument("event_ids", nargs=-1, required=True)
+@click.option("--reason", "-r", required=True, help="Why these writes are withdrawn.")
+@click.option("--actor", type=click.Choice(CLI_ACTORS), default="user", show_default=True)
+@click.option("--session", "-s", help="Session id.")
+@json_option
+@click.pass_context
+@run
+def retract(ctx: click.Context, agent: str, user: str | None, file: str,
+            event_ids: tuple[str, ...], reason: str, actor: str, session: str | None,
+            as_json: bool) -> None:
+    """Withdraw earlier writes (EVENT_ID…) from a file; history keeps them.
+
+    \b
+    Example:
+        kairos retract --agent ada --user sam --file MEMORY.md 0ab7cb8a-… --reason "wrong"
+    """
+    result = memory(ctx).retract(agent, file, list(event_ids), user=user, reason=reason,
+                                 actor=actor, session=session)
+    if as_json:
+        emit(result.to_dict())
+    else:
+        click.echo(f"{result.event_id} {result.position}")
+
+
+@cli.group()
+def session() -> None:
+    """Session events of an agent+user pair."""
+
+
+@session.command("end")
+@click.option("--agent", "-a", required=True, help="Agent id.")
+@click.option("--user", "-u", required=True, help="User id.")
+@click.option("--session", "-s", "session_id", help="Session id.")
+@click.option("--notes", help="What the session produced (TEXT, or - for standard input).")
+@json_option
+@click.pass_context
+@run
+def session_end(ctx: click.Context, agent: str, user: str, session_id: str | None,
+                notes: str | None, as_json: bool) -> None:
+    """Record that a session of the pair ended.
+
+    \b
+    Example:
+        kairos session end --agent ada --user sam --session s-42
+    """
+    result = memory(ctx).end_session(agent, user, session=session_id,
+                                     notes=read_text(notes) if notes is not None else None)
+    if as_json:
+        emit(result.to_dict())
+    else:
+        click.echo(f"{result.event_id} {result.position}")
+
+
+@cli.command()
+@click.argument("date", required=False)
+@click.option("--agent", "-a", help="Only this agent's own entries (and the --user pair's).")
+@click.option("--user", "-u", help="With --agent: also this pair's entries.")
+@click.pass_context
+@run
+def log(ctx: click.Context, date: str | None, agent: str | None, user: str | None) -> None:
+    """Print a day's log (DATE as YYYY-MM-DD; default today, UTC).
+
+    \b
+    Example:
+        kairos log 2026-11-02
+        kairos log 2026-11-02 --agent ada --user sam
+    """
+    click.echo(memory(ctx).log(date, agent=agent, user=user), nl=False)
+
+
+@cli.command()
+@scope_options
+@file_option(required=False)
+@json_option
+@click.pass_context
+@run
+def history(ctx: click.Context, agent: str, user: str | None, file: str | None,
+            as_json: bool) -> None:
+    """List the events of an agent (its own files) or of one agent+user pair.
+
+    \b
+    Example:
+        kairos history --agent ada --user sam --file MEMORY.md
+    """
+    rows = memory(ctx).history(agent, user=user, file=file)
+    if as_json:
+        emit(rows)
+        return
+    for r in rows:
+        text = (r["text"] or "").replace("\n", " ")
+        text = text if len(text) <= 60 else text[:59] + "…"
+        retracted = " [retracted]" if r["retracted_by"] else ""
+        click.echo(f"{r['position']:>6} {r['recorded_at']} {r['type']:<15} {r['file'] or '-':<9} "
+                   f"{r['actor'] or '-':<6} {r['event_id']}  {text}{retracted}")
+
+
+@cli.command()
+@click.option("--from-logs", is_flag=True,
+              help="First restore the event store from the dated logs.")
+@json_option
+@click.pass_context
+@run
+def rebuild(ctx: click.Context, from_logs: bool, as_json: bool) -> None:
+    """Re-derive every projection from the event store, and repair the logs.
+
+    Reports each memory file whose text differed from what was on disk, and
+    each log file written or moved aside.  With --from-logs, the store is
+    first restored from the logs (the database was lost).
+
+    \b
+    Example:
+        kairos rebuild
+        kairos rebuild --from-logs
+    """
+    report = memory(ctx, recover=not from_logs).rebuild(from_logs=from_logs)
+    if as_json:
+        emit(report.to_dict())
+        return
+    if from_logs:
+        click.echo(f"imported {report.imported} events from the logs")
+    click.echo(f"rebuilt {report.files} files from {report.events} events")
+    for c in report.changed:
+        click.echo(f"{c['status']}: {c['file']} (was {c['was']}, now {c['now']})")
+    for m in report.logs_moved:
+        click.echo(f"damaged log moved aside: {m['file']} -> {m['moved_to']}")
+    for path in report.logs_written:
+        click.echo(f"log written from the store: {path}")
+
+
+@cli.command()
+@json_option
+@click.pass_context
+@run
+def verify(ctx: click.Context, as_json: bool) -> None:
+    """Check every hash chain in the store and the logs, and that they agree.
+
+    Exits 1 and names the first bad entry (file, line, position) on any mismatch.
+
+    \b
+    Example:
+        kairos verify
+    """
+    report = memory(ctx, recover=False).verify()
+    if as_json:
+        emit(report.to_dict())
+    elif report.ok:
+        click.echo(f"ok: {report.events} events in {report.streams} streams, "
+                   f"{report.log_files} log files")
+    else:
+        click.echo(f"FAILED: {report.problems[0]}")
+        for p in report.problems[1:]:
+            click.echo(f"also: {p}")
+    if not report.ok:
+        ctx.exit(1)
+
+
+@cli.command("files")
+@json_option
+@click.pass_context
+@run
+def files_cmd(ctx: click.Context, as_json: bool) -> None:
+    """List the home's memory files with their sizes and limits.
+
+    \b
+    Example:
+        kairos files
+    """
+    rows = memory(ctx).files()
+    if as_json:
+        emit(rows)
+        return
+    for r in rows:
+        scope = r["agent"] + (f"/{r['user']}" if r["user"] else "")
+        click.echo(f"{scope:<24} {r['file']:<10} {r['size']:>5}/{r['limit']}")
+
+
+def main() -> None:
+    cli(prog_name="kairos")

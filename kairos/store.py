@@ -21,7 +21,12 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError, PersistenceError
+from eventsourcing.persistence import (
+    IntegrityError,
+    JSONTranscoder,
+    PersistenceError,
+    Transcoder,
+)
 
 from kairos.domain import MemoryStream
 from kairos.errors import StoreUnavailable
@@ -32,9 +37,26 @@ SNAPSHOT_INTERVAL = 200
 PAGE = 1000
 
 
+class SubclassAwareTranscoder(JSONTranscoder):
+    """Encodes subclasses of registered types as their base (a datetime
+    subclass, such as the one a frozen test clock returns, as a datetime)."""
+
+    def _encode_obj(self, o: Any) -> dict[str, Any]:
+        for cls in type(o).__mro__:
+            if cls in self.types:
+                transcoding = self.types[cls]
+                return {"_type_": transcoding.name, "_data_": transcoding.encode(o)}
+        return super()._encode_obj(o)  # type: ignore[no-any-return]
+
+
 class KairosApplication(Application):
     name = "Kairos"
     snapshotting_intervals = {MemoryStream: SNAPSHOT_INTERVAL}
+
+    def construct_transcoder(self) -> Transcoder:
+        transcoder = SubclassAwareTranscoder()
+        self.register_transcodings(transcoder)
+        return transcoder
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,109 @@
+"""Fixtures: a temp home per test, and every store test run on both backends.
+
+PostgreSQL tests need ``KAIROS_TEST_PG``, the URL of a server whose user may
+create databases (``.ci/run`` starts one).  Each test gets a database of its
+own.  Without the variable they skip — except under CI, where a missing
+server is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from click.testing import CliRunner, Result
+
+from kairos.cli.main import cli
+from kairos.memory import Memory
+
+PG_ADMIN_URL = os.environ.get("KAIROS_TEST_PG")
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads a real home or database from the environment."""
+    monkeypatch.setenv("KAIROS_HOME", str(tmp_path / "no-home-here"))
+    monkeypatch.delenv("KAIROS_DATABASE_URL", raising=False)
+    monkeypatch.delenv("KAIROS_TEST_CRASH_AFTER", raising=False)
+
+
+def _pg_database() -> Iterator[str]:
+    if not PG_ADMIN_URL:
+        if os.environ.get("CI"):
+            pytest.fail("KAIROS_TEST_PG is not set under CI: PostgreSQL tests must run")
+        pytest.skip("KAIROS_TEST_PG not set (no PostgreSQL server)")
+    name = "kt_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base = PG_ADMIN_URL.rsplit("/", 1)[0]
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def db_url(backend: str, tmp_path: Path) -> Iterator[str]:
+    if backend == "sqlite":
+        yield "sqlite:///" + str(tmp_path / "home" / "kairos.db")
+    else:
+        yield from _pg_database()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def mem(home: Path, db_url: str) -> Iterator[Memory]:
+    m = Memory.init(str(home), db_url)
+    yield m
+    m.close()
+
+
+class Kairos:
+    """Runs the CLI against one home and store, the way a user would."""
+
+    def __init__(self, home: Path, db_url: str):
+        self.home, self.db_url = home, db_url
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, input: str | bytes | None = None) -> Result:
+        return self.runner.invoke(cli, ["--home", str(self.home), "--db", self.db_url, *args],
+                                  input=input, catch_exceptions=False)
+
+
+@pytest.fixture
+def kairos(home: Path, db_url: str, mem: Memory) -> Kairos:
+    return Kairos(home, db_url)
+
+
+def store_rows(m: Memory) -> list[tuple[int, str, int, bytes]]:
+    """The raw rows of the event store, for 'nothing was written' checks."""
+    rows = m.engine.store.app.recorder.select_notifications(start=None, limit=10**9)
+    return [(n.id, str(n.originator_id), n.originator_version, bytes(n.state)) for n in rows]
+
+
+def home_state(home: Path, db_url: str) -> dict[str, object]:
+    """Everything a command could change: files of the home and store rows."""
+    files = {}
+    for p in sorted(home.rglob("*")):
+        rel = p.relative_to(home).as_posix()
+        if p.is_file() and not rel.startswith("kairos.db") and rel != ".kairos.lock":
+            files[rel] = p.read_bytes()
+    m = Memory(str(home), db_url)
+    try:
+        return {"files": files, "store": store_rows(m), "index": m.engine.readmodel.position()}
+    finally:
+        m.close()

@@ -96,13 +96,15 @@ class Store:
             parent = os.path.dirname(env["SQLITE_DBNAME"]) or "."
             if not os.path.isdir(parent):
                 raise StoreUnavailable(f"cannot open SQLite store: no directory {parent}")
+        app = None
         try:
-            self.app = KairosApplication(env=env)
-            self.app.recorder.max_notification_id()
-        except PersistenceError as e:
+            app = KairosApplication(env=env)
+            app.recorder.max_notification_id()
+        except (PersistenceError, OSError) as e:
+            if app is not None:
+                app.close()
             raise StoreUnavailable(f"cannot reach the event store: {_one_line(e)}") from None
-        except OSError as e:
-            raise StoreUnavailable(f"cannot open the event store: {_one_line(e)}") from None
+        self.app = app
 
     def close(self) -> None:
         self.app.close()

@@ -1,0 +1,3 @@
+from kairos.cli.main import main
+
+main()

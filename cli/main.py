@@ -26,7 +26,7 @@ CLI_ACTORS = [a for a in ACTORS if a != "import"]
 class KairosClickError(click.ClickException):
     def __init__(self, message: str, exit_code: int):
         super().__init__(message)
-        self.exit_code = exit_code
+        self.exit_code = exit_code  # type: ignore[misc]
 
 
 def run(fn: Callable[..., Any]) -> Callable[..., Any]:

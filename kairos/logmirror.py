@@ -85,7 +85,7 @@ class LogMirror:
 
     def day_files(self) -> list[tuple[str, str]]:
         """Every day file as (day, path), oldest first."""
-        found = []
+        found: list[tuple[str, str]] = []
         if not os.path.isdir(self.root):
             return found
         for year in sorted(os.listdir(self.root)):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 from kairos import clock
@@ -32,8 +32,8 @@ from kairos.ids import check_id
 from kairos.logformat import parse_entries
 from kairos.projections.fold import fold, render, size_after_write
 from kairos.rebuild import RebuildReport, rebuild_projections, repair_logs, restore_store
-from kairos.verify import Report, verify
 from kairos.store import Conflict
+from kairos.verify import Report, verify
 
 RETRIES = 5  # optimistic-concurrency retries before a write gives up
 
@@ -115,8 +115,8 @@ def parse_when(value: str | datetime) -> datetime:
         except ValueError:
             raise BadInput(f"unparsable date {value!r}: use ISO 8601, e.g. 2026-11-02T09:00:00Z") from None
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC)
 
 
 def parse_day(value: str) -> str:
@@ -266,19 +266,18 @@ class Memory:
         return WriteResult(rec.event.event_id, rec.position, "MemoryRetracted", agent, user, spec.name)
 
     def end_session(self, agent: str, user: str, *, session: str | None = None,
-                    notes: str | None = None, actor: str = "system") -> WriteResult:
+                    notes: str | bytes | None = None, actor: str = "system") -> WriteResult:
         """Record that a session of the pair ended (the nightly dream counts these)."""
         check_id(agent, "agent")
         check_id(user, "user")
         if session is not None:
             check_id(session, "session")
-        if notes is not None:
-            notes = check_text(notes, "notes")
+        checked = None if notes is None else check_text(notes, "notes")
         if actor not in ACTORS:
             raise BadInput(f"unknown actor {actor!r}: use one of {', '.join(ACTORS)}")
 
         def command(stream: MemoryStream) -> None:
-            stream.end_session(session, actor, notes, clock.now())
+            stream.end_session(session, actor, checked, clock.now())
 
         rec, _ = self._commit(agent, user, command)
         return WriteResult(rec.event.event_id, rec.position, "SessionEnded", agent, user, None)

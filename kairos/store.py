@@ -46,10 +46,10 @@ class SubclassAwareTranscoder(JSONTranscoder):
             if cls in self.types:
                 transcoding = self.types[cls]
                 return {"_type_": transcoding.name, "_data_": transcoding.encode(o)}
-        return super()._encode_obj(o)  # type: ignore[no-any-return]
+        return super()._encode_obj(o)
 
 
-class KairosApplication(Application):
+class KairosApplication(Application[UUID]):
     name = "Kairos"
     snapshotting_intervals = {MemoryStream: SNAPSHOT_INTERVAL}
 
@@ -131,7 +131,7 @@ class Store:
 
     def get(self, stream_id: UUID) -> MemoryStream | None:
         try:
-            return self.app.repository.get(stream_id)  # type: ignore[no-any-return]
+            return self.app.repository.get(stream_id)
         except AggregateNotFoundError:
             return None
 

@@ -159,7 +159,7 @@ def _compare(recorded: list[Recorded], mirror: LogMirror, report: Report) -> Non
         if data == want:
             continue
         got_lines, want_lines = data.split(b"\n"), want.split(b"\n")
-        n = next((i for i, (a, b) in enumerate(zip(got_lines, want_lines)) if a != b),
+        n = next((i for i, (a, b) in enumerate(zip(got_lines, want_lines, strict=False)) if a != b),
                  min(len(got_lines), len(want_lines)))
         line, position = _entry_at(got_lines, n)
         if n >= len(want_lines) - 1:

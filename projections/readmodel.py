@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kairos.projections.fold import Files, apply_event, render
 from sqlalchemy import (
     BigInteger,
     Column,
@@ -40,7 +41,6 @@ from sqlalchemy import (
 )
 
 from kairos.hashing import format_time
-from kairos.projections.fold import Files, apply_event, render
 
 metadata = MetaData()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from kairos.domain import MemoryStream
 from kairos.logformat import LogFormatError, parse_day, parse_entries, render_entry
 
-NOW = datetime(2026, 11, 2, 9, 15, 3, 123456, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 2, 9, 15, 3, 123456, tzinfo=UTC)
 
 
 def events_for(texts: list[str], reason: str = "wrong") -> list:

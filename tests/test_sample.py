@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
-
 from kairos.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,0 +1,44 @@
+"""Docs that cannot drift: the CLI reference and every command's help."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+from kairos.cli.main import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_generator():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("cli_reference", ROOT / "scripts/cli_reference.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GEN = load_generator()
+COMMANDS = [p for p in GEN.commands(cli, []) if p]
+
+
+def test_the_cli_reference_is_current() -> None:
+    assert (ROOT / "docs/cli.md").read_text() == GEN.render(), \
+        "docs/cli.md is stale: run python scripts/cli_reference.py"
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=[" ".join(p) for p in COMMANDS])
+def test_every_command_has_a_summary_and_an_example(path: list[str]) -> None:
+    cmd: click.Command = cli
+    for name in path:
+        assert isinstance(cmd, click.Group)
+        cmd = cmd.commands[name]
+    assert cmd.help and cmd.help.strip().split("\n")[0].endswith(".")
+    if not isinstance(cmd, click.Group):
+        assert "Example:" in cmd.help
+        out = CliRunner().invoke(cli, [*path, "--help"])
+        assert out.exit_code == 0 and "Example:" in out.output
+    assert f"## kairos {' '.join(path)}\n" in (ROOT / "docs/cli.md").read_text()

@@ -14,6 +14,7 @@ replays a long stream.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -97,13 +98,20 @@ class Store:
             if not os.path.isdir(parent):
                 raise StoreUnavailable(f"cannot open SQLite store: no directory {parent}")
         app = None
+        error = None
         try:
             app = KairosApplication(env=env)
             app.recorder.max_notification_id()
         except (PersistenceError, OSError) as e:
+            error = _one_line(e)
+        if error is not None:
             if app is not None:
                 app.close()
-            raise StoreUnavailable(f"cannot reach the event store: {_one_line(e)}") from None
+            # A half-built application holds a connection pool; collect it here,
+            # on this thread, rather than let a pool thread run its __del__.
+            gc.collect()
+            raise StoreUnavailable(f"cannot reach the event store: {error}")
+        assert app is not None
         self.app = app
 
     def close(self) -> None:

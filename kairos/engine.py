@@ -1,13 +1,21 @@
-"""The write path and the machinery that keeps store, logs and read models in step.
+"""The write path and the machinery that keeps store, read models, files and
+logs in step.
 
-A write commits its event to the store, appends its entry to the dated logs
-(fsynced), then applies it to the read models and materialized files — all
-under the home's writer lock.  Each of the three tracks its own position:
-the store's is its highest notification id, the logs' is the last entry of
-the newest day file, the read model's is a row written in the same
-transaction as its updates.  A crash between any two steps leaves one of
-them behind; :meth:`Engine.catch_up` (run on every open, and by any writer
-that finds the positions off) fills the gap from the store, in order,
+A write, under the home's writer lock:
+
+1. commits its events to the store **and**, in the same transaction (a hook
+   in the recorder), the read-model rows, including the log file and line
+   each entry is about to get;
+2. writes the materialized files the events changed;
+3. appends the planned entries to the dated logs and fsyncs them.
+
+Positions keep the three in step: the store's highest notification id, the
+read model's position row (committed with its events), and the last entry of
+the newest log file.  The materialized files are covered by the log position:
+they are written before the log append, so a crash anywhere after the commit
+leaves the logs behind the store, and :meth:`Engine.catch_up` — run on every
+open and by any writer that finds the positions off — writes the files and
+appends the entries of every event after the last logged one, in order,
 exactly once.
 """
 
@@ -20,23 +28,31 @@ from typing import Any
 
 from kairos.domain import MemoryStream
 from kairos.errors import Inconsistent
-from kairos.logmirror import LogMirror, Repair
+from kairos.logmirror import LogMirror, Plan, Repair
+from kairos.projections.indexer import Indexer
 from kairos.projections.materialize import file_path, write_file
 from kairos.projections.readmodel import FileChange, ReadModel, create_read_engine
 from kairos.store import Recorded, Store
 
 # Test-only fault injection: a process with this variable set dies right
-# after the store commit, before the log append ("store") or before the
-# read-model update ("logs"), the crashes the recovery tests simulate.
+# after the store commit ("store") or right after writing the materialized
+# files, before the log append ("files") — the crashes the recovery tests
+# simulate.
 CRASH_AFTER = "KAIROS_TEST_CRASH_AFTER"
+PAGE = 1000
 
 
-def _chunks(items: Iterator[Recorded], size: int) -> Iterator[list[Recorded]]:
+def chunks(items: Iterator[Recorded], size: int = PAGE) -> Iterator[list[Recorded]]:
     while True:
         chunk = list(islice(items, size))
         if not chunk:
             return
         yield chunk
+
+
+def _crash_point(name: str) -> None:
+    if os.environ.get(CRASH_AFTER) == name:
+        os._exit(70)
 
 
 class Engine:
@@ -49,8 +65,11 @@ class Engine:
         except Exception:
             self.store.close()
             raise
+        self.indexer = Indexer(self.store.paramstyle)
         self.mirror = LogMirror(os.path.join(home, "logs"))
-        self.rm_position: int | None = None
+        # The position up to which this process knows store, read model,
+        # files and logs agree (None until it has checked).
+        self.synced: int | None = None
         self.repairs: list[Repair] = []
 
     def close(self) -> None:
@@ -89,38 +108,71 @@ class Engine:
         self.catch_up()
 
     def catch_up(self) -> None:
-        """Bring logs and read models up to the store's last position."""
+        """Bring read models, files and logs up to the store's last position."""
         self.repairs.extend(self.mirror.scan_tail())
         log_pos = self.mirror.current_tail().position
         rm_pos = self.readmodel.position()
-        low = min(log_pos, rm_pos)
-        for chunk in _chunks(self.store.read(after=low), 1000):
-            self._propagate(chunk, log_pos, rm_pos)
-        self.rm_position = self.readmodel.position()
+        for chunk in chunks(self.store.read(after=min(log_pos, rm_pos))):
+            plan = self.mirror.plan([r for r in chunk if r.position > log_pos])
+            for_rm = [r for r in chunk if r.position > rm_pos]
+            changes: list[FileChange] = []
+            if for_rm:
+                where = dict(plan.where)
+                missing = {r.position for r in for_rm} - where.keys()
+                if missing:
+                    where.update(self.mirror.locate(missing))
+                with self.store.transaction() as cursor:
+                    applied = self.indexer.apply(cursor, for_rm, where, expect=rm_pos)
+                if applied is None:
+                    raise Inconsistent("the read model moved during catch-up: try again")
+                changes = applied
+                rm_pos = for_rm[-1].position
+            self._finish(plan, changes, [r for r in chunk if r.position > log_pos])
+            log_pos = max(log_pos, chunk[-1].position)
+        self.synced = self.store.max_position()
 
-    def _propagate(self, recorded: Sequence[Recorded], log_pos: int, rm_pos: int) -> None:
-        where = self.mirror.append([r for r in recorded if r.position > log_pos])
-        if os.environ.get(CRASH_AFTER) == "logs":
-            os._exit(70)
-        for_rm = [r for r in recorded if r.position > rm_pos]
-        missing = {r.position for r in for_rm} - where.keys()
-        if missing:
-            where.update(self.mirror.locate(missing))
-        self.readmodel.apply(for_rm, where, self.materialize)
+    def _finish(self, plan: Plan, changes: list[FileChange], logged: Sequence[Recorded]) -> None:
+        """Write the files of the events about to be logged, then log them."""
+        if not logged:
+            return
+        written = {(c.agent, c.user, c.file) for c in changes}
+        self.materialize(changes)
+        # Events applied to the read model earlier (a crash after the commit):
+        # their files may be stale on disk, so write them from the read model.
+        for e in (r.event for r in logged):
+            name: str | None = getattr(e, "file", None)
+            if name is not None and (e.agent, e.user, name) not in written:
+                written.add((e.agent, e.user, name))
+                row = self.readmodel.file(e.agent, e.user, name)
+                write_file(file_path(self.home, e.agent, e.user, name), row.content if row else "")
+        _crash_point("files")
+        self.mirror.write(plan)
 
     # -- the write path --------------------------------------------------------------
     def commit(self, stream: MemoryStream) -> list[Recorded]:
-        """Save a stream's pending events, then log and apply them (lock held).
+        """Save a stream's pending events, with their read-model rows, then
+        write the changed files and the log entries (lock held).
 
         :raises kairos.store.Conflict: when another writer took the version.
         """
-        recorded = self.store.save(stream)
-        if os.environ.get(CRASH_AFTER) == "store":
-            os._exit(70)
-        before = recorded[0].position - 1
-        if self.rm_position == before and self.mirror.tail_is_current(before):
-            self._propagate(recorded, before, before)
-            self.rm_position = recorded[-1].position
+        pending = list(stream.pending_events)
+        done: dict[str, Any] = {}
+
+        def in_transaction(cursor: Any, ids: list[int]) -> None:
+            before = ids[0] - 1
+            if self.synced != before or not self.mirror.tail_is_current(before):
+                return  # someone else wrote: catch up in order after the commit
+            recorded = [Recorded(p, e) for p, e in zip(ids, pending, strict=True)]
+            plan = self.mirror.plan(recorded)
+            changes = self.indexer.apply(cursor, recorded, plan.where, expect=before)
+            if changes is not None:
+                done.update(plan=plan, changes=changes, recorded=recorded)
+
+        recorded = self.store.save(stream, in_transaction)
+        _crash_point("store")
+        if done:
+            self._finish(done["plan"], done["changes"], done["recorded"])
+            self.synced = recorded[-1].position
         else:
             self.catch_up()
         return recorded

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kairos.logformat import (
     Entry,
@@ -44,6 +44,15 @@ class Tail:
     lines: int = 0
     position: int = 0
     last_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Entries rendered and placed, not yet written (see :meth:`LogMirror.plan`)."""
+
+    where: dict[int, tuple[str, int]]
+    chunks: list[tuple[str, str]]
+    tail: Tail
 
 
 @dataclass(frozen=True)
@@ -180,19 +189,17 @@ class LogMirror:
             return False
 
     # -- appending -----------------------------------------------------------
-    def append(self, recorded: Iterable[Recorded]) -> dict[int, tuple[str, int]]:
-        """Append entries in order; fsync; return each position's (file, line)."""
-        tail = self.current_tail()
+    def plan(self, recorded: Iterable[Recorded]) -> Plan:
+        """Render entries and decide where each lands, without writing.
+
+        Planning first lets the read model record each entry's file and line
+        in the same transaction as the event; :meth:`write` then appends
+        exactly these bytes.  Rendering is deterministic, so a plan made again
+        after a crash lands every entry on the same line.
+        """
+        tail = replace(self.current_tail())
         where: dict[int, tuple[str, int]] = {}
-        batch: list[str] = []
-        batch_day: str | None = None
-
-        def flush() -> None:
-            nonlocal batch
-            if batch and batch_day is not None:
-                self._write(batch_day, "".join(batch))
-            batch = []
-
+        chunks: list[tuple[str, list[str]]] = []
         for rec in recorded:
             if rec.position <= tail.position:
                 raise LogFormatError(
@@ -200,9 +207,8 @@ class LogMirror:
             day = day_of(rec.event.timestamp)
             if tail.day is not None and day < tail.day:
                 day = tail.day
-            if day != batch_day:
-                flush()
-                batch_day = day
+            if not chunks or chunks[-1][0] != day:
+                chunks.append((day, []))
                 if day != tail.day:
                     tail.path, tail.day, tail.size, tail.lines = self.path_for(day), day, 0, 0
                     if os.path.exists(tail.path):  # a file we did not know of: count it
@@ -211,18 +217,29 @@ class LogMirror:
                         tail.size, tail.lines = len(data), data.count(b"\n")
                     else:
                         header = file_header(day)
-                        batch.append(header)
+                        chunks[-1][1].append(header)
                         tail.lines += header.count("\n")
                         tail.size += len(header.encode())
             text = render_entry(rec.position, rec.event)
             where[rec.position] = (self.relpath(tail.path or ""), tail.lines + 1)
-            batch.append(text)
+            chunks[-1][1].append(text)
             tail.lines += text.count("\n")
             tail.size += len(text.encode("utf-8"))
             tail.position = rec.position
             tail.last_hash = rec.event.hash
-        flush()
-        return where
+        return Plan(where, [(day, "".join(parts)) for day, parts in chunks], tail)
+
+    def write(self, plan: Plan) -> None:
+        """Append a plan's entries, fsynced; afterwards the tail is the plan's."""
+        for day, text in plan.chunks:
+            self._write(day, text)
+        self.tail = plan.tail
+
+    def append(self, recorded: Iterable[Recorded]) -> dict[int, tuple[str, int]]:
+        """Plan and write; return each position's (file, line)."""
+        plan = self.plan(recorded)
+        self.write(plan)
+        return plan.where
 
     def _write(self, day: str, text: str) -> None:
         path = self.path_for(day)

@@ -21,7 +21,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from kairos.engine import Engine, _chunks
+from kairos.engine import Engine, chunks
 from kairos.errors import Inconsistent, VerificationFailed
 from kairos.logformat import LogFormatError, parse_day
 from kairos.logmirror import _fsync_dir, aside_path, expected_days
@@ -100,10 +100,13 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
     before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
     engine.readmodel.reset()
     where = engine.mirror.locate()
-    for chunk in _chunks(engine.store.read(), 1000):
-        engine.readmodel.apply(chunk, where)
-        report.events += len(chunk)
-    engine.rm_position = engine.readmodel.position()
+    position = 0
+    with engine.store.transaction() as cursor:
+        for chunk in chunks(engine.store.read(), 5000):
+            engine.indexer.apply(cursor, chunk, where, expect=position)
+            position = chunk[-1].position
+            report.events += len(chunk)
+    engine.readmodel.create_indexes()
     after = {}
     for row in engine.readmodel.all_files():
         rel = os.path.relpath(file_path(home, row.agent, row.user, row.file), home)

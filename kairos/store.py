@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -31,6 +31,7 @@ from eventsourcing.persistence import (
 
 from kairos.domain import MemoryStream
 from kairos.errors import StoreUnavailable
+from kairos.stores import IN_TRANSACTION
 
 # A snapshot every 200 events bounds a cold load of any stream to 200 events.
 SNAPSHOT_INTERVAL = 200
@@ -74,7 +75,11 @@ class Conflict(Exception):
 
 def store_env(url: str) -> dict[str, str]:
     """Library settings for a store URL (``sqlite:///path`` or ``postgresql://…``)."""
-    common = {"AGGREGATE_CACHE_MAXSIZE": "1000", "IS_SNAPSHOTTING_ENABLED": "y"}
+    # Cached aggregates are handed out without a deep copy: commands check
+    # before they change anything, state is updated by replacement, and a
+    # failed save evicts the stream (Store.save).
+    common = {"AGGREGATE_CACHE_MAXSIZE": "1000", "IS_SNAPSHOTTING_ENABLED": "y",
+              "DEEPCOPY_FROM_AGGREGATE_CACHE": "n"}
     if url.startswith(("postgresql:", "postgres:", "postgresql+psycopg:")):
         from kairos.stores.postgres import env_from_url
 
@@ -143,19 +148,40 @@ class Store:
         except AggregateNotFoundError:
             return None
 
-    def save(self, stream: MemoryStream) -> list[Recorded]:
-        """Commit the stream's pending events.
+    def save(self, stream: MemoryStream,
+             in_transaction: Callable[[Any, list[int]], None] | None = None) -> list[Recorded]:
+        """Commit the stream's pending events; ``in_transaction(cursor, ids)``
+        runs inside the inserting transaction, after the insert.
 
         :raises Conflict: when another writer committed the same version first;
             the caller reloads the stream and tries again.
         """
         try:
-            recordings = self.app.save(stream)
-        except IntegrityError:
-            if self.app.repository.cache is not None:
-                self.app.repository.cache.put(stream.id, None)
-            raise Conflict(str(stream.id)) from None
+            recordings = self.app.save(stream, **{IN_TRANSACTION: in_transaction})
+        except BaseException as e:
+            # The cache holds the very object the command changed: drop it, so
+            # the next load reads the store instead of a state never saved.
+            self.evict(stream.id)
+            if isinstance(e, IntegrityError):
+                raise Conflict(str(stream.id)) from None
+            raise
         return [Recorded(r.notification.id, r.domain_event) for r in recordings]
+
+    def transaction(self) -> Any:
+        """A write transaction on the store's database (a DB-API cursor)."""
+        return self.app.factory.datastore.transaction(commit=True)  # type: ignore[attr-defined]
+
+    @property
+    def paramstyle(self) -> str:
+        return "format" if self.is_postgres else "qmark"
+
+    def evict(self, stream_id: UUID) -> None:
+        cache = self.app.repository.cache
+        if cache is not None:
+            try:
+                cache.get(stream_id, evict=True)
+            except KeyError:
+                pass
 
     def restore(self, recorded: Sequence[Recorded]) -> None:
         """Insert events at their recorded positions (a rebuild from the logs)."""

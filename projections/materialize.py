@@ -10,7 +10,6 @@ These files are a convenience: the read model is what Kairos itself reads.
 from __future__ import annotations
 
 import os
-import tempfile
 
 
 def file_path(home: str, agent: str, user: str | None, name: str) -> str:
@@ -21,23 +20,27 @@ def file_path(home: str, agent: str, user: str | None, name: str) -> str:
 
 
 def write_file(path: str, content: str) -> None:
-    """Atomically set ``path`` to ``content``; remove it when ``content`` is empty."""
+    """Atomically set ``path`` to ``content``; remove it when ``content`` is empty.
+
+    Callers hold the home's writer lock, so one fixed temporary name per file
+    is enough.  The file is not fsynced: it is derived, and ``kairos rebuild``
+    re-derives it after a power cut; the event store and the logs are what
+    must be durable, and they are.
+    """
     if not content:
         if os.path.exists(path):
             os.unlink(path)
         return
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+    directory, name = os.path.split(path)
+    tmp = os.path.join(directory, f".tmp-{name}")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(content.encode("utf-8"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        f = open(tmp, "wb")
+    except FileNotFoundError:
+        os.makedirs(directory, exist_ok=True)
+        f = open(tmp, "wb")
+    with f:
+        f.write(content.encode("utf-8"))
+    os.replace(tmp, path)
 
 
 def read_file(path: str) -> str | None:

@@ -11,17 +11,18 @@ Two tables answer every read without replaying history:
 ``memory_positions`` records the last position applied, in the same
 transaction as the rows, so a crash never applies an event twice or skips
 one.  The tables are derived: ``kairos rebuild`` drops and re-creates them.
+They are written by :mod:`indexer` (in the store's own transactions) and read
+here, through SQLAlchemy.
 Schema changes are named migrations, applied once, in order.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kairos.projections.fold import Files, apply_event, render
 from sqlalchemy import (
     BigInteger,
     Column,
@@ -37,10 +38,7 @@ from sqlalchemy import (
     event,
     func,
     select,
-    update,
 )
-
-from kairos.hashing import format_time
 
 metadata = MetaData()
 
@@ -159,11 +157,21 @@ class ReadModel:
         return applied
 
     def reset(self) -> None:
-        """Drop every read-model table and build them again, empty."""
+        """Drop every read-model table and build them again, empty, without
+        the event index's secondary indexes (a bulk load is faster without
+        them): call :meth:`create_indexes` when the load is done."""
         with self.engine.begin() as conn:
             for table in READ_MODEL_TABLES:
                 table.drop(conn, checkfirst=True)
         self.migrate()
+        with self.engine.begin() as conn:
+            for ix in index.indexes:
+                ix.drop(conn)
+
+    def create_indexes(self) -> None:
+        with self.engine.begin() as conn:
+            for ix in index.indexes:
+                ix.create(conn, checkfirst=True)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -171,83 +179,11 @@ class ReadModel:
     # -- position --------------------------------------------------------------
     def position(self) -> int:
         with self.engine.connect() as conn:
-            value = conn.scalar(select(positions.c.position).where(positions.c.name == "index"))
-        return int(value or 0)
-
-    # -- applying events ---------------------------------------------------------
-    def apply(self, recorded: Sequence[Any], where: dict[int, tuple[str, int]],
-              before_commit: Callable[[list[FileChange]], None] | None = None) -> list[FileChange]:
-        """Apply recorded events (each with ``.position`` and ``.event``) in one
-        transaction; ``before_commit`` materializes the changed files first, so
-        the files are never behind the recorded position."""
-        if not recorded:
-            return []
-        changes: list[FileChange] = []
-        with self.engine.begin() as conn:
-            current = self._position(conn)
-            todo = [r for r in recorded if r.position > current]
-            if not todo:
-                return []
-            state: dict[tuple[str, str, str], tuple[Files, int, int, str]] = {}
-            rows = []
-            for r in todo:
-                e = r.event
-                kind = type(e).__name__
-                log_file, log_line = where.get(r.position, (None, None))
-                rows.append({
-                    "position": r.position, "event_id": e.event_id,
-                    "stream_id": str(e.originator_id), "version": e.originator_version,
-                    "type": kind, "agent_id": e.agent, "user_id": e.user,
-                    "file": getattr(e, "file", None), "actor": getattr(e, "actor", None),
-                    "session_id": getattr(e, "session", None),
-                    "recorded_at": format_time(e.timestamp),
-                    "text": _text_of(e), "retracted_by": None,
-                    "log_file": log_file, "log_line": log_line,
-                })
-                if kind in ("MemoryWritten", "MemoryRetracted"):
-                    key = (e.agent, e.user or "", e.file)
-                    if key not in state:
-                        state[key] = self._load(conn, key)
-                    files, _, _, _ = state[key]
-                    state[key] = (apply_event(files, e), e.originator_version, r.position,
-                                  format_time(e.timestamp))
-            conn.execute(index.insert(), rows)
-            for r in todo:
-                if type(r.event).__name__ == "MemoryRetracted":
-                    conn.execute(update(index).where(index.c.event_id.in_(r.event.retracts))
-                                 .values(retracted_by=r.event.event_id))
-            for (agent, user, name), (files, version, position, at) in state.items():
-                segments = files.get(name, [])
-                content = render(segments)
-                values = {"content": content, "segments": json.dumps(segments),
-                          "version": version, "position": position, "updated_at": at}
-                key_where = ((files_table.c.agent_id == agent) & (files_table.c.user_id == user)
-                             & (files_table.c.file == name))
-                if conn.execute(update(files_table).where(key_where).values(**values)).rowcount == 0:
-                    conn.execute(files_table.insert().values(
-                        agent_id=agent, user_id=user, file=name, **values))
-                changes.append(FileChange(agent, user or None, name, content))
-            last = todo[-1].position
-            if conn.execute(update(positions).where(positions.c.name == "index")
-                            .values(position=last)).rowcount == 0:
-                conn.execute(positions.insert().values(name="index", position=last))
-            if before_commit is not None:
-                before_commit(changes)
-        return changes
+            return self._position(conn)
 
     def _position(self, conn: Connection) -> int:
         value = conn.scalar(select(positions.c.position).where(positions.c.name == "index"))
         return int(value or 0)
-
-    def _load(self, conn: Connection, key: tuple[str, str, str]) -> tuple[Files, int, int, str]:
-        agent, user, name = key
-        row = conn.execute(select(files_table.c.segments, files_table.c.version,
-                                  files_table.c.position, files_table.c.updated_at).where(
-            (files_table.c.agent_id == agent) & (files_table.c.user_id == user)
-            & (files_table.c.file == name))).first()
-        if row is None:
-            return {}, 0, 0, ""
-        return {name: json.loads(row.segments)}, row.version, row.position, row.updated_at
 
     # -- reading -------------------------------------------------------------------
     def file(self, agent: str, user: str | None, name: str) -> FileRow | None:
@@ -306,7 +242,7 @@ class ReadModel:
         return int(value or 0)
 
 
-def _text_of(e: Any) -> str | None:
+def text_of(e: Any) -> str | None:
     kind = type(e).__name__
     if kind == "MemoryWritten":
         return e.text  # type: ignore[no-any-return]

@@ -155,3 +155,20 @@ def test_a_long_stream_loads_without_replaying_everything(mem: Memory) -> None:
 def test_a_directory_that_is_not_a_home_is_refused(tmp_path: Path) -> None:
     with pytest.raises(NotAHome):
         Memory(str(tmp_path))
+
+
+def test_a_failed_save_leaves_no_trace_in_the_cached_stream(mem: Memory, monkeypatch) -> None:
+    mem.write("ada", "MEMORY.md", "kept", user="sam")
+    app = mem.engine.store.app
+
+    def broken(*args, **kwargs):
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(app.events, "put", broken)
+    with pytest.raises(OSError):
+        mem.write("ada", "MEMORY.md", "lost in the fire", user="sam")
+    monkeypatch.undo()
+    mem.write("ada", "MEMORY.md", "after the fire", user="sam")
+    assert mem.read("ada", "MEMORY.md", user="sam").content == "kept\nafter the fire\n"
+    assert [r["version"] for r in mem.history("ada", user="sam")] == [1, 2, 3]
+    assert mem.verify().ok

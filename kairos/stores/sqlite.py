@@ -14,9 +14,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from eventsourcing.persistence import StoredEvent
-from eventsourcing.sqlite import SQLiteConnection, SQLiteConnectionPool, SQLiteFactory
+from eventsourcing.sqlite import (
+    SQLiteApplicationRecorder,
+    SQLiteConnection,
+    SQLiteConnectionPool,
+    SQLiteCursor,
+    SQLiteFactory,
+)
 
 from kairos.errors import StoreUnavailable
+from kairos.stores import IN_TRANSACTION
 
 SYNCHRONOUS_FULL = 2
 
@@ -34,8 +41,23 @@ class DurableConnectionPool(SQLiteConnectionPool):
         return conn
 
 
+class KairosSQLiteRecorder(SQLiteApplicationRecorder):
+    """The library's recorder, plus a hook that runs in the insert's transaction."""
+
+    def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent],
+                       **kwargs: Any) -> Sequence[int] | None:
+        ids = super()._insert_events(c, stored_events, **kwargs)
+        hook = kwargs.get(IN_TRANSACTION)
+        if hook is not None and ids:
+            hook(c, list(ids))
+        return ids
+
+
 class DurableSQLiteFactory(SQLiteFactory):
-    """The library's SQLite factory with a connection pool that insists on FULL sync."""
+    """The library's SQLite factory with a connection pool that insists on FULL
+    sync, and the recorder with the in-transaction hook."""
+
+    application_recorder_class = KairosSQLiteRecorder
 
     def __init__(self, env: Any):
         super().__init__(env)

@@ -251,9 +251,11 @@ def session_end(ctx: click.Context, agent: str, user: str, session_id: str | Non
 @click.argument("date", required=False)
 @click.option("--agent", "-a", help="Only this agent's own entries (and the --user pair's).")
 @click.option("--user", "-u", help="With --agent: also this pair's entries.")
+@json_option
 @click.pass_context
 @run
-def log(ctx: click.Context, date: str | None, agent: str | None, user: str | None) -> None:
+def log(ctx: click.Context, date: str | None, agent: str | None, user: str | None,
+        as_json: bool) -> None:
     """Print a day's log (DATE as YYYY-MM-DD; default today, UTC).
 
     \b
@@ -261,7 +263,10 @@ def log(ctx: click.Context, date: str | None, agent: str | None, user: str | Non
         kairos log 2026-11-02
         kairos log 2026-11-02 --agent ada --user sam
     """
-    click.echo(memory(ctx).log(date, agent=agent, user=user), nl=False)
+    if as_json:
+        emit(memory(ctx).log_entries(date, agent=agent, user=user))
+    else:
+        click.echo(memory(ctx).log(date, agent=agent, user=user), nl=False)
 
 
 @cli.command()

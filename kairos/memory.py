@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from kairos import clock
-from kairos.domain import ACTORS, MODES, MemoryStream
+from kairos.domain import ACTORS, MODES, MemoryStream, payload_of
 from kairos.engine import Engine
 from kairos.errors import BadInput, NotFound
 from kairos.files import FILES, FileSpec, check_scope, file_spec
@@ -29,8 +29,9 @@ from kairos.home import (
     writer_lock,
 )
 from kairos.ids import check_id
-from kairos.logformat import parse_entries
-from kairos.projections.fold import fold, render, size_after_write
+from kairos.logformat import Entry, file_header, render_entry
+from kairos.logformat import parse_day as parse_log_day
+from kairos.projections.fold import fold, render, size, size_after_write
 from kairos.rebuild import RebuildReport, rebuild_projections, repair_logs, restore_store
 from kairos.store import Conflict
 from kairos.verify import Report, verify
@@ -58,7 +59,8 @@ class WriteResult:
 
 @dataclass(frozen=True)
 class ReadResult:
-    """A memory file as read. ``content`` is None when the file does not exist."""
+    """A memory file as read. ``content`` is None when the file does not exist;
+    ``size`` counts its characters but the final newline (what limits count)."""
 
     agent: str
     user: str | None
@@ -300,7 +302,7 @@ class Memory:
         if as_of is None and version is None:
             row = self.engine.readmodel.file(agent, user, spec.name)
             content = row.content if row else None
-            return ReadResult(agent, user, spec.name, content, len(content or ""), limit,
+            return ReadResult(agent, user, spec.name, content, size(content or ""), limit,
                               spec.hard, row.version if row else None)
         stream_id = MemoryStream.stream_id(agent, user)
         shown = None
@@ -310,7 +312,7 @@ class Memory:
             version = self.engine.readmodel.stream_version_at(str(stream_id), shown)
         events = self.engine.store.stream(stream_id, upto_version=version) if version else []
         content = render(fold(events).get(spec.name)) or None
-        return ReadResult(agent, user, spec.name, content, len(content or ""), limit,
+        return ReadResult(agent, user, spec.name, content, size(content or ""), limit,
                           spec.hard, version or None, shown)
 
     def history(self, agent: str, *, user: str | None = None,
@@ -331,6 +333,25 @@ class Memory:
         pair's), so one pair never reads another's log lines.
         :raises NotFound: when there is no log for that day.
         """
+        day, text = self._day_text(day, agent, user)
+        if agent is None:
+            return text
+        return file_header(day) + "".join(
+            render_entry(e.position, e.event) for e in self._entries(day, text, agent, user))
+
+    def log_entries(self, day: str | None = None, *, agent: str | None = None,
+                    user: str | None = None) -> list[dict[str, Any]]:
+        """The same entries as :meth:`log`, as dicts (with their line in the file)."""
+        day, text = self._day_text(day, agent, user)
+        rel = self.engine.mirror.relpath(self.engine.mirror.path_for(day))
+        return [{"position": e.position, "type": type(e.event).__name__,
+                 "time": format_time(e.event.timestamp), "stream": str(e.event.originator_id),
+                 "version": e.event.originator_version, "event_id": e.event.event_id,
+                 **payload_of(e.event), "prev": e.event.prev, "hash": e.event.hash,
+                 "log_file": rel, "log_line": e.line}
+                for e in self._entries(day, text, agent, user)]
+
+    def _day_text(self, day: str | None, agent: str | None, user: str | None) -> tuple[str, str]:
         day = parse_day(day) if day else clock.now().date().isoformat()
         if user is not None and agent is None:
             raise BadInput("--user needs --agent")
@@ -338,20 +359,16 @@ class Memory:
             check_id(agent, "agent")
         if user is not None:
             check_id(user, "user")
-        path = self.engine.mirror.path_for(day)
         try:
-            with open(path, encoding="utf-8", newline="") as f:
-                text = f.read()
+            with open(self.engine.mirror.path_for(day), encoding="utf-8", newline="") as f:
+                return day, f.read()
         except FileNotFoundError:
             raise NotFound(f"no log for {day}") from None
-        if agent is None:
-            return text
-        header, _, body = text.partition("\n\n")
-        keep = [e for e in parse_entries(body)
-                if e.event.agent == agent and e.event.user in (None, user)]
-        from kairos.logformat import render_entry
 
-        return header + "\n\n" + "".join(render_entry(e.position, e.event) for e in keep)
+    @staticmethod
+    def _entries(day: str, text: str, agent: str | None, user: str | None) -> list[Entry]:
+        return [e for e in parse_log_day(text, day)
+                if agent is None or (e.event.agent == agent and e.event.user in (None, user))]
 
     # -- operations ------------------------------------------------------------------
     def verify(self) -> Report:
@@ -381,7 +398,7 @@ class Memory:
 
     def files(self) -> list[dict[str, Any]]:
         """Every existing memory file of the home with its size (no contents)."""
-        return [{"agent": r.agent, "user": r.user, "file": r.file, "size": len(r.content),
+        return [{"agent": r.agent, "user": r.user, "file": r.file, "size": size(r.content),
                  "limit": self.limit_of(FILES[r.file]), "updated_at": r.updated_at}
                 for r in self.engine.readmodel.all_files()]
 

@@ -50,8 +50,14 @@ def render(segments: Segments | None) -> str:
     return "".join(text + "\n" for _, text in segments)
 
 
+def size(text: str) -> int:
+    """A file's size for its limit: its characters, not counting the final
+    newline every file ends with (so a 2000-character note fits 2000)."""
+    return max(len(text) - 1, 0)
+
+
 def size_after_write(segments: Segments, text: str, mode: str) -> int:
-    """Characters the file would have after a write, for the limit checks."""
-    if mode == "replace":
-        return len(text) + 1
-    return len(render(segments)) + len(text) + 1
+    """The size the file would have after a write, for the limit checks."""
+    if mode == "replace" or not segments:
+        return len(text)
+    return size(render(segments)) + 1 + len(text)

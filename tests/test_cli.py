@@ -66,6 +66,10 @@ def test_log_prints_the_day(kairos: Kairos) -> None:
 
     out = kairos("log", clock.now().date().isoformat())
     assert out.exit_code == 0 and "## 000002 MemoryWritten" in out.output
+    entries = json.loads(kairos("log", clock.now().date().isoformat(), "--json").stdout)
+    assert [(e["position"], e["type"], e.get("text")) for e in entries] == [
+        (1, "StreamOpened", None), (2, "MemoryWritten", "I am Ada.")]
+    assert entries[1]["log_line"] == out.output.split("\n").index("## 000002 MemoryWritten") + 1
     assert kairos("log", "1999-01-01").exit_code == 1
 
 

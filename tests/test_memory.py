@@ -54,17 +54,26 @@ def test_agent_files_are_shared_and_pair_files_are_not(mem: Memory) -> None:
 
 def test_hard_limit_refuses_and_writes_nothing(mem: Memory) -> None:
     mem.write("ada", "USER.md", "x" * 1990, user="sam")
-    with pytest.raises(BadInput, match=r"USER.md would be 2002 chars, over its hard limit of 2000"):
+    with pytest.raises(BadInput, match=r"USER.md would be 2001 chars, over its hard limit of 2000"):
         mem.write("ada", "USER.md", "y" * 10, user="sam")
-    assert mem.read("ada", "USER.md", user="sam").size == 1991
+    assert mem.read("ada", "USER.md", user="sam").size == 1990
     assert len(mem.history("ada", user="sam", file="USER.md")) == 1
+
+
+def test_a_file_may_fill_its_hard_limit_exactly(mem: Memory) -> None:
+    assert mem.write("ada", "SOUL.md", "s" * 2000).size == 2000
+    with pytest.raises(BadInput, match="SOUL.md would be 2001 chars"):
+        mem.write("ada", "SOUL.md", "s" * 2001, mode="replace")
+    mem.write("ada", "ABOUT.md", "a" * 999)
+    mem.write("ada", "ABOUT.md", "b" * 1000)
+    assert mem.read("ada", "ABOUT.md").size == 2000
 
 
 def test_soft_limit_accepts_and_flags_compress(mem: Memory) -> None:
     result = mem.write("ada", "MEMORY.md", "m" * 5200, user="sam")
     assert result.over_limit and result.limit == 5000
     read = mem.read("ada", "MEMORY.md", user="sam")
-    assert read.over_limit and read.size == 5201
+    assert read.over_limit and read.size == 5200
 
 
 def test_limits_are_per_file_settings(home: Path, db_url: str) -> None:

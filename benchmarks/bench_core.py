@@ -31,6 +31,7 @@ from eventsourcing.domain import Aggregate, event
 from kairos.domain import MemoryStream
 from kairos.memory import Memory
 from kairos.rebuild import RebuildReport, rebuild_projections
+from kairos.stores.postgres import env_from_url
 
 DURABLE = {"PERSISTENCE_MODULE": "kairos.stores.sqlite:DurableSQLiteFactory",
            "SQLITE_LOCK_TIMEOUT": "30"}
@@ -50,8 +51,8 @@ class Bare(Application):
     pass
 
 
-def bench_kairos(tmp: Path, n: int, pairs: int) -> float:
-    with Memory.init(str(tmp / "kairos-home")) as mem:
+def bench_kairos(tmp: Path, n: int, pairs: int, url: str | None = None) -> float:
+    with Memory.init(str(tmp / f"kairos-home-{'pg' if url else 'sqlite'}"), url) as mem:
         for p in range(pairs):  # open the streams first, as a running system has them
             mem.write("agent", "MEMORY.md", "warm-up", user=f"u{p}")
         start = time.perf_counter()
@@ -61,9 +62,10 @@ def bench_kairos(tmp: Path, n: int, pairs: int) -> float:
         return n / (time.perf_counter() - start)
 
 
-def bench_bare(tmp: Path, n: int, pairs: int) -> float:
-    app = Bare(env={**DURABLE, "SQLITE_DBNAME": str(tmp / "bare.db"),
-                    "AGGREGATE_CACHE_MAXSIZE": "1000"})
+def bench_bare(tmp: Path, n: int, pairs: int, url: str | None = None) -> float:
+    backend = ({**env_from_url(url), "PERSISTENCE_MODULE": "eventsourcing.postgres"} if url
+               else {**DURABLE, "SQLITE_DBNAME": str(tmp / "bare.db")})
+    app = Bare(env={**backend, "AGGREGATE_CACHE_MAXSIZE": "1000"})
     ids = []
     for p in range(pairs):
         note = Note(f"u{p}")
@@ -140,6 +142,9 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=2000)
     parser.add_argument("--pairs", type=int, default=50)
     parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--pg", metavar="URL",
+                        help="also compare writes on PostgreSQL (two empty databases: URL "
+                             "for Kairos, URL + '_bare' for the bare application)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as d:
         tmp = Path(d)
@@ -151,6 +156,11 @@ def main() -> None:
               f"raw sqlite3 {r:8.0f}")
         print(f"ratios            kairos/bare {k / b:6.0%}   kairos/raw {k / r:6.0%}   "
               f"bare/raw {b / r:6.0%}")
+        if args.pg:
+            kp = bench_kairos(tmp, args.writes, args.pairs, args.pg)
+            bp = bench_bare(tmp, args.writes, args.pairs, args.pg + "_bare")
+            print(f"postgresql writes/s kairos {kp:8.0f}   bare eventsourcing {bp:8.0f}   "
+                  f"kairos/bare {kp / bp:6.0%}")
         raw, read, rebuild = bench_rebuild(tmp, args.events)
         print(f"{args.events} events  read notifications {raw:9.0f}/s   read+decode "
               f"{read:9.0f}/s   rebuild projections {rebuild:9.0f}/s")

@@ -42,3 +42,51 @@ def test_concurrent_writers_lose_nothing_and_keep_every_order(mem: Memory, home:
         assert positions == sorted(positions) and len(positions) == len(set(positions))
         assert len(positions) == m.engine.store.max_position() or db_url.startswith("postgres")
         assert m.verify().ok
+
+
+def test_a_stale_stream_is_a_conflict_not_a_lost_write(mem: Memory, db_url: str) -> None:
+    """Two stores that both loaded version 2: the second save is refused."""
+    from datetime import UTC, datetime
+
+    from kairos.domain import MemoryStream
+    from kairos.store import Conflict, Store
+
+    mem.write("ada", "MEMORY.md", "first", user="sam")
+    sid = MemoryStream.stream_id("ada", "sam")
+    one, two = Store(db_url), Store(db_url)
+    try:
+        a, b = one.get(sid), two.get(sid)
+        now = datetime.now(UTC)
+        a.write("MEMORY.md", "from one", "append", "agent", None, now)
+        b.write("MEMORY.md", "from two", "append", "agent", None, now)
+        one.save(a)
+        try:
+            two.save(b)
+        except Conflict:
+            pass
+        else:
+            raise AssertionError("the stale save was accepted")
+        assert two.get(sid).version == 3  # evicted and reloaded, not the stale copy
+    finally:
+        one.close()
+        two.close()
+
+
+def test_a_write_that_meets_a_conflict_is_retried(mem: Memory, monkeypatch) -> None:
+    from kairos.store import Conflict
+
+    real = mem.engine.commit
+    calls = []
+
+    def conflict_once(stream):  # type: ignore[no-untyped-def]
+        calls.append(stream.version)
+        if len(calls) == 1:
+            mem.engine.store.evict(stream.id)
+            raise Conflict(str(stream.id))
+        return real(stream)
+
+    monkeypatch.setattr(mem.engine, "commit", conflict_once)
+    result = mem.write("ada", "MEMORY.md", "written once", user="sam")
+    assert len(calls) == 2
+    assert mem.read("ada", "MEMORY.md", user="sam").content == "written once\n"
+    assert mem.event(result.event_id)["version"] == 2

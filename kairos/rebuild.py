@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -50,34 +51,36 @@ def _digest(text: str | None) -> str | None:
 def restore_store(engine: Engine, report: RebuildReport) -> None:
     """Import the logs' events the store lacks, at their logged positions.
 
+    One pass over the logs inside one store transaction, so nothing is
+    imported unless everything checks out.
     :raises VerificationFailed: when a log file does not parse or an entry
-        breaks its stream's hash chain (nothing is imported).
+        breaks its stream's hash chain.
     :raises Inconsistent: when the store holds events that differ from the logs.
     """
     chains = ChainChecker()
-    entries: list[Recorded] = []
-    last = 0
-    for rel, entry in _all_entries(engine):
-        wrong = chains.check(entry.event)
-        if wrong or entry.position <= last:
-            raise VerificationFailed(
-                f"{rel}:{entry.line} (position {entry.position}): "
-                f"{wrong or 'position out of order'}; nothing imported")
-        last = entry.position
-        entries.append(Recorded(entry.position, entry.event))
     stored = engine.store.max_position()
-    if stored:
-        have = {r.position: r.event.hash for r in engine.store.read()}
-        for r in entries:
-            if r.position in have and have.pop(r.position) != r.event.hash:
-                raise Inconsistent(f"the store's event at position {r.position} differs from "
-                                   "the logs: run `kairos verify`")
-        if have:
-            raise Inconsistent(f"the store holds {len(have)} event(s) the logs do not: "
-                               "run `kairos verify`")
-    todo = [r for r in entries if r.position > stored]
-    engine.store.restore(todo)
-    report.imported = len(todo)
+    in_store = engine.store.read()
+
+    def entries() -> Iterator[Recorded]:
+        last = 0
+        for rel, entry in _all_entries(engine):
+            wrong = chains.check(entry.event)
+            if wrong or entry.position <= last:
+                raise VerificationFailed(
+                    f"{rel}:{entry.line} (position {entry.position}): "
+                    f"{wrong or 'position out of order'}; nothing imported")
+            last = entry.position
+            if entry.position > stored:
+                yield Recorded(entry.position, entry.event)
+                continue
+            have = next(in_store, None)
+            if have is None or have.position != entry.position or have.event != entry.event:
+                raise Inconsistent(f"the store's event at position {entry.position} differs "
+                                   "from the logs: run `kairos verify`")
+        if next(in_store, None) is not None:
+            raise Inconsistent("the store holds events the logs do not: run `kairos verify`")
+
+    report.imported = engine.store.restore(entries())
 
 
 def _all_entries(engine: Engine) -> Any:

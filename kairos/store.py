@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -183,18 +183,20 @@ class Store:
             except KeyError:
                 pass
 
-    def restore(self, recorded: Sequence[Recorded]) -> None:
-        """Insert events at their recorded positions (a rebuild from the logs)."""
-        rows = [(r.position, self.app.mapper.to_stored_event(r.event)) for r in recorded]
+    def restore(self, recorded: Iterable[Recorded]) -> int:
+        """Insert events at their recorded positions (a rebuild from the logs),
+        in one transaction; return how many.  An exception raised while
+        ``recorded`` is iterated rolls back the whole restore."""
+        rows = ((r.position, self.app.mapper.to_stored_event(r.event)) for r in recorded)
         factory: Any = self.app.factory
         if self.is_postgres:
             from kairos.stores.postgres import restore_events
 
-            restore_events(factory, self.app.recorder.events_table_name, rows)  # type: ignore[attr-defined]
-        else:
-            from kairos.stores.sqlite import restore_events as restore_sqlite
+            table: str = getattr(self.app.recorder, "events_table_name")  # noqa: B009
+            return int(restore_events(factory, table, rows))
+        from kairos.stores.sqlite import restore_events as restore_sqlite
 
-            restore_sqlite(factory, rows)
+        return int(restore_sqlite(factory, rows))
 
 
 def _one_line(e: BaseException) -> str:

@@ -102,18 +102,21 @@ def store_events(store: Store, report: Report) -> Iterator[Recorded]:
 
 
 def verify(store: Store, mirror: LogMirror) -> Report:
+    """Run the three checks; one pass over the store, one day file at a time."""
     report = Report()
     chains = ChainChecker()
-    recorded: list[Recorded] = []
-    for rec in store_events(store, report):
-        report.events += 1
-        wrong = chains.check(rec.event)
-        if wrong:
-            report.add(Problem("store", wrong, rec.position))
-        recorded.append(rec)
-    report.streams = len(chains.heads)
+
+    def checked() -> Iterator[Recorded]:
+        for rec in store_events(store, report):
+            report.events += 1
+            wrong = chains.check(rec.event)
+            if wrong:
+                report.add(Problem("store", wrong, rec.position))
+            yield rec
+
     _verify_logs(mirror, report)
-    _compare(recorded, mirror, report)
+    _compare(checked(), mirror, report)
+    report.streams = len(chains.heads)
     report.problems.sort(key=lambda p: (p.position is None, p.position or 0))
     return report
 
@@ -143,33 +146,35 @@ def _verify_logs(mirror: LogMirror, report: Report) -> None:
                 report.add(Problem(rel, wrong, entry.position, entry.line))
 
 
-def _compare(recorded: list[Recorded], mirror: LogMirror, report: Report) -> None:
-    expected = dict(expected_days(recorded))
+def _compare(recorded: Iterator[Recorded], mirror: LogMirror, report: Report) -> None:
     actual = dict(mirror.day_files())
-    for day in sorted(set(expected) | set(actual)):
-        path = actual.get(day) or mirror.path_for(day)
-        rel = mirror.relpath(path)
-        if day not in actual:
-            first = expected[day].split("\n")[2]
-            report.add(Problem(rel, "log file is missing", _position_of(first)))
+    for day, text in expected_days(recorded):
+        path = actual.pop(day, None)
+        if path is None:
+            first = text.split("\n")[2]
+            report.add(Problem(mirror.relpath(mirror.path_for(day)), "log file is missing",
+                               _position_of(first)))
             continue
         with open(path, "rb") as f:
             data = f.read()
-        want = expected.get(day, "").encode("utf-8")
-        if data == want:
-            continue
-        got_lines, want_lines = data.split(b"\n"), want.split(b"\n")
-        n = next((i for i, (a, b) in enumerate(zip(got_lines, want_lines, strict=False)) if a != b),
-                 min(len(got_lines), len(want_lines)))
-        line, position = _entry_at(got_lines, n)
-        if n >= len(want_lines) - 1:
-            msg = "holds an entry the store does not have"
-        elif n >= len(got_lines) - 1:
-            msg = "ends before the store's events do"
-            line, position = n + 1, _entry_at(want_lines, n)[1]
-        else:
-            msg = "differs from the store's event"
-        report.add(Problem(rel, msg, position, line))
+        want = text.encode("utf-8")
+        if data != want:
+            report.add(_first_difference(mirror.relpath(path), data, want))
+    for _day, path in sorted(actual.items()):
+        report.add(Problem(mirror.relpath(path), "holds entries the store does not have"))
+
+
+def _first_difference(rel: str, data: bytes, want: bytes) -> Problem:
+    got_lines, want_lines = data.split(b"\n"), want.split(b"\n")
+    n = next((i for i, (a, b) in enumerate(zip(got_lines, want_lines, strict=False)) if a != b),
+             min(len(got_lines), len(want_lines)))
+    line, position = _entry_at(got_lines, n)
+    if n >= len(want_lines) - 1:
+        return Problem(rel, "holds an entry the store does not have", position, line)
+    if n >= len(got_lines) - 1:
+        return Problem(rel, "ends before the store's events do", _entry_at(want_lines, n)[1],
+                       n + 1)
+    return Problem(rel, "differs from the store's event", position, line)
 
 
 def _position_of(header: str) -> int | None:

@@ -7,7 +7,7 @@ rolled-back insert still consumes a number), so readers always ask for
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from eventsourcing.persistence import StoredEvent
@@ -53,12 +53,12 @@ def env_from_url(url: str) -> dict[str, str]:
 
 
 def restore_events(factory: PostgresFactory, table: str,
-                   rows: Sequence[tuple[int, StoredEvent]]) -> None:
+                   rows: Iterable[tuple[int, StoredEvent]]) -> int:
     """Insert stored events at the given notification ids, then move the
-    sequence past them, so the restored store numbers events as the logs did."""
-    if not rows:
-        return
+    sequence past them, so the restored store numbers events as the logs did.
+    One transaction: an error from ``rows`` rolls back everything."""
     schema = factory.datastore.schema
+    count, last = 0, 0
     with factory.datastore.transaction(commit=True) as curs:
         for position, s in rows:
             curs.execute(
@@ -67,7 +67,8 @@ def restore_events(factory: PostgresFactory, table: str,
                 "VALUES (%s, %s, %s, %s, %s)",
                 (s.originator_id, s.originator_version, s.topic, s.state, position),
             )
-        curs.execute(
-            "SELECT setval(pg_get_serial_sequence(%s, 'notification_id'), %s)",
-            (f'"{schema}"."{table}"', max(p for p, _ in rows)),
-        )
+            count, last = count + 1, position
+        if count:
+            curs.execute("SELECT setval(pg_get_serial_sequence(%s, 'notification_id'), %s)",
+                         (f'"{schema}"."{table}"', last))
+    return count

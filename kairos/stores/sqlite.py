@@ -10,8 +10,9 @@ instead of silently losing writes.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import (
@@ -68,22 +69,28 @@ class DurableSQLiteFactory(SQLiteFactory):
         old.close()
 
 
-def restore_events(factory: DurableSQLiteFactory, rows: Sequence[tuple[int, StoredEvent]]) -> None:
+def restore_events(factory: DurableSQLiteFactory, rows: Iterable[tuple[int, StoredEvent]]) -> int:
     """Insert stored events at the given notification ids (a restore from logs).
 
     The library's recorder numbers events itself; a restore must reproduce the
     positions the logs recorded (gaps included, when the logs came from
     PostgreSQL), so the rows go into the library's own table with an explicit
-    rowid, in one transaction.
+    rowid, all in one transaction: an error from ``rows`` rolls back everything.
     """
-    with factory.datastore.transaction(commit=True) as c:
+    count = 0
+
+    def params() -> Iterator[tuple[Any, ...]]:
+        nonlocal count
         for position, s in rows:
-            c.execute(
-                "INSERT INTO stored_events (rowid, originator_id, originator_version, topic, state) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (position, s.originator_id.hex if hasattr(s.originator_id, "hex")
-                 else s.originator_id, s.originator_version, s.topic, s.state),
-            )
+            count += 1
+            oid = s.originator_id.hex if isinstance(s.originator_id, UUID) else s.originator_id
+            yield position, oid, s.originator_version, s.topic, s.state
+
+    with factory.datastore.transaction(commit=True) as c:
+        c.executemany(
+            "INSERT INTO stored_events (rowid, originator_id, originator_version, topic, state) "
+            "VALUES (?, ?, ?, ?, ?)", params())
+    return count
 
 
 def check_sqlite_path(path: str) -> None:

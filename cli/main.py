@@ -317,10 +317,13 @@ def rebuild(ctx: click.Context, from_logs: bool, as_json: bool) -> None:
     if as_json:
         emit(report.to_dict())
         return
+    changed = report.changed
     if from_logs:
+        # After a restore, files written anew are the expected outcome, not news.
         click.echo(f"imported {report.imported} events from the logs")
+        changed = [c for c in changed if c["status"] != "missing"]
     click.echo(f"rebuilt {report.files} files from {report.events} events")
-    for c in report.changed:
+    for c in changed:
         click.echo(f"{c['status']}: {c['file']} (was {c['was']}, now {c['now']})")
     for m in report.logs_moved:
         click.echo(f"damaged log moved aside: {m['file']} -> {m['moved_to']}")

@@ -105,6 +105,62 @@ class MemoryStream(Aggregate):
         prev: str
         hash: str
 
+    class DreamProposed(Event):
+        """A dream's proposal: new lines for some pair files, each citing events."""
+
+        agent: str
+        user: str | None
+        files: dict[str, Any]  # {file: {"base": version, "lines": [[text, [event ids]]]}}
+        cutoff: int  # the stream version distilled up to
+        dropped: list[Any]  # [{"file", "text", "sources", "reason"}]
+        report: dict[str, Any]  # the four phases
+        distiller: str
+        model: str | None
+        usage: dict[str, Any]  # tokens and cost
+        trigger: str
+        event_id: str
+        prev: str
+        hash: str
+
+    class DreamApproved(Event):
+        """Publishes a proposal: each file becomes the given segments (the
+        version's lines with every write after its cutoff replayed on top)."""
+
+        agent: str
+        user: str | None
+        dream_id: str
+        reviewer: str
+        policy: str  # "review" or "auto"
+        versions: dict[str, int]
+        contents: dict[str, Any]
+        event_id: str
+        prev: str
+        hash: str
+
+    class DreamRejected(Event):
+        agent: str
+        user: str | None
+        dream_id: str
+        reviewer: str
+        reason: str
+        event_id: str
+        prev: str
+        hash: str
+
+    class VersionRolledBack(Event):
+        """Sets a file back (or forward) to a version, writes after its cutoff replayed."""
+
+        agent: str
+        user: str | None
+        file: str
+        to_version: int
+        actor: str
+        reason: str
+        segments: list[Any]
+        event_id: str
+        prev: str
+        hash: str
+
     def __init__(self, agent: str, user: str | None, event_id: str, prev: str, hash: str):
         self.agent = agent
         self.user = user
@@ -150,6 +206,24 @@ class MemoryStream(Aggregate):
                     now: datetime) -> None:
         self._record(self.SessionEnded, now, session=session, actor=actor, notes=notes)
 
+    def propose(self, now: datetime, **proposal: Any) -> str:
+        self._record(self.DreamProposed, now, **proposal)
+        return str(self.pending_events[-1].event_id)  # type: ignore[attr-defined]
+
+    def approve(self, dream_id: str, reviewer: str, policy: str, versions: dict[str, int],
+                contents: dict[str, Any], now: datetime) -> None:
+        self._record(self.DreamApproved, now, dream_id=dream_id, reviewer=reviewer,
+                     policy=policy, versions=versions, contents=contents)
+
+    def reject(self, dream_id: str, reviewer: str, reason: str, now: datetime) -> None:
+        self._record(self.DreamRejected, now, dream_id=dream_id, reviewer=reviewer,
+                     reason=reason)
+
+    def roll_back(self, file: str, to_version: int, actor: str, reason: str,
+                  segments: list[Any], now: datetime) -> None:
+        self._record(self.VersionRolledBack, now, file=file, to_version=to_version,
+                     actor=actor, reason=reason, segments=segments)
+
 
 # Event classes by the type name used in hashes and log entries.
 EVENT_TYPES: dict[str, type] = {
@@ -159,5 +233,9 @@ EVENT_TYPES: dict[str, type] = {
         MemoryStream.MemoryWritten,
         MemoryStream.MemoryRetracted,
         MemoryStream.SessionEnded,
+        MemoryStream.DreamProposed,
+        MemoryStream.DreamApproved,
+        MemoryStream.DreamRejected,
+        MemoryStream.VersionRolledBack,
     )
 }

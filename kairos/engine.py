@@ -29,6 +29,7 @@ from typing import Any
 from kairos.domain import MemoryStream
 from kairos.errors import Inconsistent
 from kairos.logmirror import LogMirror, Plan, Repair
+from kairos.projections.fold import touched
 from kairos.projections.indexer import Indexer
 from kairos.projections.materialize import file_path, write_file
 from kairos.projections.readmodel import FileChange, ReadModel, create_read_engine
@@ -140,11 +141,12 @@ class Engine:
         # Events applied to the read model earlier (a crash after the commit):
         # their files may be stale on disk, so write them from the read model.
         for e in (r.event for r in logged):
-            name: str | None = getattr(e, "file", None)
-            if name is not None and (e.agent, e.user, name) not in written:
-                written.add((e.agent, e.user, name))
-                row = self.readmodel.file(e.agent, e.user, name)
-                write_file(file_path(self.home, e.agent, e.user, name), row.content if row else "")
+            for name in touched(e):
+                if (e.agent, e.user, name) not in written:
+                    written.add((e.agent, e.user, name))
+                    row = self.readmodel.file(e.agent, e.user, name)
+                    write_file(file_path(self.home, e.agent, e.user, name),
+                               row.content if row else "")
         _crash_point("files")
         self.mirror.write(plan)
 

@@ -8,6 +8,7 @@ accepts it and flags the file for compression.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -43,14 +44,23 @@ AGENT_FILES = tuple(n for n, s in FILES.items() if s.scope == "agent")
 PAIR_FILES = tuple(n for n, s in FILES.items() if s.scope == "pair")
 
 
-def file_spec(name: str | None) -> FileSpec:
-    """Return the spec of a memory file.
+# Topic files hold what a dream moved out of MEMORY.md, by theme: a pair's
+# files like MEMORY.md, soft-limited the same way, named topics/<name>.md.
+TOPIC = re.compile(r"topics/[a-z0-9][a-z0-9-]{0,63}\.md")
+TOPIC_LIMIT = 5000
 
-    :raises BadInput: for any name that is not one of the five files.
+
+def file_spec(name: str | None) -> FileSpec:
+    """Return the spec of a memory file (one of the five, or a topic file).
+
+    :raises BadInput: for any other name.
     """
     spec = FILES.get(name or "")
+    if spec is None and name and TOPIC.fullmatch(name):
+        return FileSpec(name, "pair", TOPIC_LIMIT, False, "topic")
     if spec is None:
-        raise BadInput(f"unknown file {name!r}: expected one of {', '.join(FILES)}")
+        raise BadInput(f"unknown file {name!r}: expected one of {', '.join(FILES)} "
+                       "or topics/<name>.md")
     return spec
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kairos.errors import BadInput, NotAHome
-from kairos.files import FILES
+from kairos.files import FILES, TOPIC
 
 CONFIG = "kairos.toml"
 DEFAULT_CONFIG = """\
@@ -37,13 +37,75 @@ DEFAULT_CONFIG = """\
 #
 # [limits]                                       # characters per file
 # "TOOLS.md" = 3000
+#
+# [dream]                                        # the nightly distillation
+# review = "required"                            # or "auto"
+# min_hours = 24                                 # gate: hours since the last dream
+# min_sessions = 5                               # gate: sessions ended since
+# ttl_days = 180                                 # stale after this long unconfirmed
+# max_loss = 0.25                                # lines droppable without a reason
+# distiller = "rules"                            # or "llm" (pip install kairos-memory[llm])
+# model = "openai/qwen2.5-7b-instruct"           # any model litellm supports
+# api_base = "http://127.0.0.1:8000/v1"
+#
+# [dream.agents.ada]
+# review = "auto"
 """
+
+
+@dataclass
+class DreamSettings:
+    """``[dream]`` in kairos.toml; ``[dream.agents.<agent>]`` overrides ``review``."""
+
+    review: str = "required"  # or "auto": a proposal that passes the guards is approved
+    min_hours: float = 24.0  # the double gate: hours since the pair's last dream …
+    min_sessions: int = 5  # … and sessions ended since
+    ttl_days: int = 180  # MEMORY.md facts unconfirmed for longer are dropped as stale
+    max_loss: float = 0.25  # share of lines a proposal may drop without a reason
+    distiller: str = "rules"
+    model: str | None = None
+    api_base: str | None = None
+    timeout: float = 120.0
+    retries: int = 2
+    agents: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def review_for(self, agent: str) -> str:
+        return str(self.agents.get(agent, {}).get("review", self.review))
 
 
 @dataclass
 class Settings:
     url: str | None = None
     limits: dict[str, int] = field(default_factory=dict)
+    dream: DreamSettings = field(default_factory=DreamSettings)
+
+
+def _dream_settings(path: str, data: dict[str, Any]) -> DreamSettings:
+    defaults = DreamSettings()
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "agents":
+            if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+                raise BadInput(f"{path}: [dream.agents] must hold one table per agent")
+            for agent, table in value.items():
+                if set(table) - {"review"} or table.get("review", "auto") not in ("auto", "required"):
+                    raise BadInput(f"{path}: [dream.agents.{agent}] takes review = auto|required")
+            values[key] = value
+            continue
+        if not hasattr(defaults, key):
+            raise BadInput(f"{path}: unknown setting {key!r} in [dream]")
+        expected = type(getattr(defaults, key))
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if getattr(defaults, key) is not None and not isinstance(value, expected):
+            raise BadInput(f"{path}: [dream] {key} must be a {expected.__name__}")
+        values[key] = value
+    settings = DreamSettings(**values)
+    if settings.review not in ("auto", "required"):
+        raise BadInput(f"{path}: [dream] review must be auto or required")
+    if not 0 <= settings.max_loss <= 1:
+        raise BadInput(f"{path}: [dream] max_loss must be between 0 and 1")
+    return settings
 
 
 def is_home(path: str) -> bool:
@@ -66,12 +128,13 @@ def load_settings(home: str) -> Settings:
         raise BadInput(f"{path}: {e}") from None
     limits = data.get("limits", {})
     for name, value in limits.items():
-        if name not in FILES:
+        if name not in FILES and not TOPIC.fullmatch(name):
             raise BadInput(f"{path}: unknown file {name!r} in [limits]")
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise BadInput(f"{path}: limit for {name} must be a positive integer")
     url = data.get("store", {}).get("url")
-    return Settings(url=url, limits=dict(limits))
+    return Settings(url=url, limits=dict(limits),
+                    dream=_dream_settings(path, data.get("dream", {})))
 
 
 def store_url(home: str, db: str | None, settings: Settings) -> str:

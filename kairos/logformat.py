@@ -38,6 +38,7 @@ from kairos.domain import EVENT_TYPES, payload_fields
 from kairos.hashing import format_time, parse_time
 
 INDENT = "      "  # six spaces: a code block inside the list item, in markdown
+JSON_INLINE = 100  # longer JSON values (a dream's lines) go in a block, pretty-printed
 SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+:/-]*")
 HEADER = re.compile(r"## (\d+) ([A-Za-z]+)")
 FIELD = re.compile(r"- ([a-z_]+)(?: \((json)\))?:(?: (.*))?")
@@ -122,7 +123,15 @@ def render_entry(position: int, event: Any) -> str:
             out.extend(INDENT + escape_line(part) for part in value.split("\n"))
             out.append("")
         else:
-            out.append(f"- {name} (json): {json.dumps(value, sort_keys=True)}")
+            compact = json.dumps(value, sort_keys=True)
+            if len(compact) <= JSON_INLINE:
+                out.append(f"- {name} (json): {compact}")
+            else:
+                out.append(f"- {name} (json):")
+                out.append("")
+                pretty = json.dumps(value, sort_keys=True, indent=2)
+                out.extend(INDENT + escape_line(part) for part in pretty.split("\n"))
+                out.append("")
     out.append(f"- prev: {event.prev}")
     out.append(f"- hash: {event.hash}")
     out.append("")
@@ -191,14 +200,14 @@ def parse_entries(text: str, first_line: int = 1) -> list[Entry]:
             if name in fields:
                 raise LogFormatError(f"field {name!r} given twice", first_line + i)
             i += 1
-            if kind == "json":
+            if kind == "json" and value is not None:
                 try:
-                    fields[name] = json.loads(value or "")
+                    fields[name] = json.loads(value)
                 except ValueError:
                     raise LogFormatError(f"bad JSON in field {name!r}", first_line + i - 1) from None
             elif value is not None:
                 fields[name] = value
-            else:  # a text block: blank, indented lines, blank
+            else:  # a block: blank, indented lines, blank (text, or JSON when marked)
                 if i >= n or lines[i] != "":
                     raise LogFormatError("expected a blank line before a text block", first_line + i)
                 i += 1
@@ -210,6 +219,11 @@ def parse_entries(text: str, first_line: int = 1) -> list[Entry]:
                     raise LogFormatError("text block is not closed by a blank line", first_line + i)
                 i += 1
                 fields[name] = "\n".join(parts)
+                if kind == "json":
+                    try:
+                        fields[name] = json.loads(fields[name])
+                    except ValueError:
+                        raise LogFormatError(f"bad JSON in field {name!r}", first_line + i) from None
             if name == "hash":
                 break
         if i >= n or lines[i] != "":

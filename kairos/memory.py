@@ -147,14 +147,16 @@ class Memory:
         check_home(self.home)
         self.settings = load_settings(self.home)
         self.url = store_url(self.home, db, self.settings)
-        self.engine = Engine(self.home, self.url)
-        if recover:
-            try:
-                with writer_lock(self.home):
+        # Opening creates tables (the library's and the read model's) on first
+        # use: under the writer lock, so processes opening at once do not race.
+        with writer_lock(self.home):
+            self.engine = Engine(self.home, self.url)
+            if recover:
+                try:
                     self.engine.recover()
-            except BaseException:
-                self.engine.close()
-                raise
+                except BaseException:
+                    self.engine.close()
+                    raise
 
     @classmethod
     def init(cls, home: str | None = None, db: str | None = None) -> Memory:
@@ -399,7 +401,7 @@ class Memory:
     def files(self) -> list[dict[str, Any]]:
         """Every existing memory file of the home with its size (no contents)."""
         return [{"agent": r.agent, "user": r.user, "file": r.file, "size": size(r.content),
-                 "limit": self.limit_of(FILES[r.file]), "updated_at": r.updated_at}
+                 "limit": self.limit_of(file_spec(r.file)), "updated_at": r.updated_at}
                 for r in self.engine.readmodel.all_files()]
 
     def event(self, event_id: str) -> dict[str, Any]:

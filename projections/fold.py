@@ -1,9 +1,12 @@
 """Memory files as pure folds over their stream's events.
 
-A file is a list of *segments*, each ``[event_id, text]``: an append adds a
-segment, a replace sets the file to one segment, a retraction removes the
+A file is a list of *segments*.  A raw segment is ``[event_id, text]``: an
+append adds one, a replace sets the file to one, a retraction removes the
 segments of the events it names (it withdraws what those events added; it
-does not bring back what a retracted replace had replaced).  The file's text
+does not bring back what a retracted replace had replaced).  A distilled
+segment, published by a dream, is ``[line_id, text, [source event ids]]``; a
+retraction takes its ids out of the sources, and the line goes when none is
+left.  A dream approval or a rollback sets a file to the segments it carries.  The file's text
 is its segments joined by newlines, with a final newline.  The same events
 always give byte-identical text, so a rebuild can be compared byte for byte.
 
@@ -16,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-Segments = list[list[str]]
+Segments = list[list[Any]]
 Files = dict[str, Segments]
 
 
@@ -29,10 +32,35 @@ def apply_event(files: Files, event: Any) -> Files:
         new = [*current, segment] if event.mode == "append" else [segment]
         return {**files, event.file: new}
     if kind == "MemoryRetracted":
-        gone = set(event.retracts)
-        kept = [s for s in files.get(event.file, []) if s[0] not in gone]
-        return {**files, event.file: kept}
+        return {**files, event.file: retract(files.get(event.file, []), set(event.retracts))}
+    if kind == "DreamApproved":
+        return {**files, **{name: [list(s) for s in segs] for name, segs in event.contents.items()}}
+    if kind == "VersionRolledBack":
+        return {**files, event.file: [list(s) for s in event.segments]}
     return files
+
+
+def retract(segments: Segments, gone: set[str]) -> Segments:
+    kept: Segments = []
+    for seg in segments:
+        if len(seg) == 2:
+            if seg[0] not in gone:
+                kept.append(seg)
+            continue
+        sources = [s for s in seg[2] if s not in gone]
+        if sources:
+            kept.append([seg[0], seg[1], sources])
+    return kept
+
+
+def touched(event: Any) -> list[str]:
+    """The files an event changes."""
+    kind = type(event).__name__
+    if kind in ("MemoryWritten", "MemoryRetracted", "VersionRolledBack"):
+        return [event.file]
+    if kind == "DreamApproved":
+        return sorted(event.contents)
+    return []
 
 
 def fold(events: Iterable[Any]) -> Files:
@@ -47,7 +75,7 @@ def render(segments: Segments | None) -> str:
     """The text of a file; the empty string means the file does not exist."""
     if not segments:
         return ""
-    return "".join(text + "\n" for _, text in segments)
+    return "".join(seg[1] + "\n" for seg in segments)
 
 
 def size(text: str) -> int:

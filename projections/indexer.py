@@ -15,7 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from kairos.projections.fold import Files, apply_event, render
+from kairos.projections.fold import Files, apply_event, render, touched
 from kairos.projections.readmodel import FileChange, text_of
 
 from kairos.hashing import format_time
@@ -27,8 +27,8 @@ UPSERT_POSITION = (
 )
 INSERT_INDEX = (
     "INSERT INTO memory_index (position, event_id, stream_id, version, type, agent_id, "
-    "user_id, file, actor, session_id, recorded_at, text, retracted_by, log_file, log_line) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)"
+    "user_id, file, actor, session_id, recorded_at, text, retracted_by, log_file, log_line, "
+    "ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)"
 )
 MARK_RETRACTED = "UPDATE memory_index SET retracted_by = ? WHERE event_id = ?"
 SET_LOG_PLACE = "UPDATE memory_index SET log_file = ?, log_line = ? WHERE position = ?"
@@ -85,11 +85,12 @@ class Indexer:
             at = format_time(e.timestamp)
             rows.append((r.position, e.event_id, str(e.originator_id), e.originator_version, kind,
                          e.agent, e.user, getattr(e, "file", None), getattr(e, "actor", None),
-                         getattr(e, "session", None), at, text_of(e), log_file, log_line))
+                         getattr(e, "session", None), at, text_of(e), log_file, log_line,
+                         getattr(e, "dream_id", None)))
             if kind == "MemoryRetracted":
                 retracted.extend((e.event_id, eid) for eid in e.retracts)
-            if kind in ("MemoryWritten", "MemoryRetracted"):
-                key = (e.agent, e.user or "", e.file)
+            for name in touched(e):
+                key = (e.agent, e.user or "", name)
                 files = state[key][0] if key in state else self._load(cursor, key)
                 state[key] = (apply_event(files, e), e.originator_version, r.position, at)
         cursor.executemany(self._sql(INSERT_INDEX), rows)

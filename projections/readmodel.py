@@ -67,6 +67,7 @@ index = Table(
     Column("retracted_by", String(36)),
     Column("log_file", String(64)),
     Column("log_line", Integer),
+    Column("ref", String(36)),  # the dream a decision is about
 )
 Index("memory_index_pair_time", index.c.agent_id, index.c.user_id, index.c.recorded_at)
 Index("memory_index_stream", index.c.stream_id, index.c.version)
@@ -74,6 +75,7 @@ Index("memory_index_time", index.c.recorded_at)
 Index("memory_index_type", index.c.type)
 Index("memory_index_actor", index.c.actor)
 Index("memory_index_session", index.c.session_id)
+Index("memory_index_ref", index.c.ref)
 files_table = Table(
     "memory_files", metadata,
     Column("agent_id", String(128), primary_key=True),
@@ -250,4 +252,8 @@ def text_of(e: Any) -> str | None:
         return e.reason  # type: ignore[no-any-return]
     if kind == "SessionEnded":
         return e.notes  # type: ignore[no-any-return]
+    if kind in ("DreamRejected", "VersionRolledBack"):
+        return e.reason  # type: ignore[no-any-return]
+    if kind == "DreamProposed":
+        return ", ".join(sorted(e.files)) + f" from events up to version {e.cutoff}"
     return None

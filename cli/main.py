@@ -163,12 +163,14 @@ def write(ctx: click.Context, agent: str, user: str | None, file: str, replace: 
 @scope_options
 @file_option()
 @click.option("--as-of", help="The file as it was at this ISO 8601 time.")
-@click.option("--version", type=int, help="The file as of this version of its stream.")
+@click.option("--version", type=int,
+              help="The file as dream version N published it (0: the plain fold of the writes).")
+@click.option("--stream-version", type=int, help="The file as of this version of its stream.")
 @json_option
 @click.pass_context
 @run
 def read(ctx: click.Context, agent: str, user: str | None, file: str, as_of: str | None,
-         version: int | None, as_json: bool) -> None:
+         version: int | None, stream_version: int | None, as_json: bool) -> None:
     """Print a memory file, now or as it was.
 
     A file nobody wrote yet is not an error: nothing is printed and a note
@@ -179,7 +181,8 @@ def read(ctx: click.Context, agent: str, user: str | None, file: str, as_of: str
         kairos read --agent ada --user sam --file MEMORY.md
         kairos read --agent ada --user sam --file MEMORY.md --as-of 2026-11-02T12:00:00Z
     """
-    result = memory(ctx).read(agent, file, user=user, as_of=as_of, version=version)
+    result = memory(ctx).read(agent, file, user=user, as_of=as_of, version=version,
+                              stream_version=stream_version)
     if as_json:
         emit(result.to_dict())
     elif result.content is None:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kairos import clock
 from kairos.domain import ACTORS, MODES, MemoryStream, payload_of
 from kairos.engine import Engine
 from kairos.errors import BadInput, NotFound
-from kairos.files import FILES, FileSpec, check_scope, file_spec
+from kairos.files import FileSpec, check_scope, file_spec
 from kairos.hashing import format_time
 from kairos.home import (
     CONFIG,
@@ -35,6 +35,9 @@ from kairos.projections.fold import fold, render, size, size_after_write
 from kairos.rebuild import RebuildReport, rebuild_projections, repair_logs, restore_store
 from kairos.store import Conflict
 from kairos.verify import Report, verify
+
+if TYPE_CHECKING:
+    from kairos.dreams import Dreams
 
 RETRIES = 5  # optimistic-concurrency retries before a write gives up
 
@@ -288,34 +291,51 @@ class Memory:
 
     # -- queries ---------------------------------------------------------------------
     def read(self, agent: str, file: str, *, user: str | None = None,
-             as_of: str | datetime | None = None, version: int | None = None) -> ReadResult:
-        """Read a memory file, now, as of a moment, or as of a stream version.
+             as_of: str | datetime | None = None, version: int | None = None,
+             stream_version: int | None = None) -> ReadResult:
+        """Read a memory file: now, as of a moment (``as_of``), as a published
+        dream version showed it (``version``; 0 is the plain fold of the raw
+        writes), or as of a version of its stream (``stream_version``).
 
         An absent file is not an error: ``content`` is None.
-        :raises BadInput: bad scope or ids, an unparsable date, both ``as_of``
-            and ``version``, or a version below 1.
+        :raises BadInput: bad scope or ids, an unparsable date, more than one
+            of ``as_of``, ``version`` and ``stream_version``, or a negative number.
+        :raises NotFound: no such dream version.
         """
         spec = self._scope(agent, user, file)
         limit = self.limit_of(spec)
-        if as_of is not None and version is not None:
-            raise BadInput("give --as-of or --version, not both")
-        if version is not None and (not isinstance(version, int) or version < 1):
-            raise BadInput("version must be a positive integer")
-        if as_of is None and version is None:
-            row = self.engine.readmodel.file(agent, user, spec.name)
-            content = row.content if row else None
-            return ReadResult(agent, user, spec.name, content, size(content or ""), limit,
-                              spec.hard, row.version if row else None)
-        stream_id = MemoryStream.stream_id(agent, user)
+        if sum(x is not None for x in (as_of, version, stream_version)) > 1:
+            raise BadInput("give only one of --as-of, --version and --stream-version")
+        for value, what in ((version, "version"), (stream_version, "stream version")):
+            if value is not None and (not isinstance(value, int) or value < (
+                    0 if what == "version" else 1)):
+                raise BadInput(f"{what} must be a {'non-negative' if what == 'version' else 'positive'}"
+                               " integer")
         shown = None
-        if as_of is not None:
-            when = parse_when(as_of)
-            shown = format_time(when)
-            version = self.engine.readmodel.stream_version_at(str(stream_id), shown)
-        events = self.engine.store.stream(stream_id, upto_version=version) if version else []
-        content = render(fold(events).get(spec.name)) or None
+        if version is not None:
+            content = self.dreams.read_version(agent, user, spec.name, version)
+        elif as_of is None and stream_version is None:
+            row = self.engine.readmodel.file(agent, user, spec.name)
+            return ReadResult(agent, user, spec.name, row.content if row else None,
+                              size(row.content if row else ""), limit, spec.hard,
+                              row.version if row else None)
+        else:
+            stream_id = MemoryStream.stream_id(agent, user)
+            if as_of is not None:
+                shown = format_time(parse_when(as_of))
+                stream_version = self.engine.readmodel.stream_version_at(str(stream_id), shown)
+            events = (self.engine.store.stream(stream_id, upto_version=stream_version)
+                      if stream_version else [])
+            content = render(fold(events).get(spec.name)) or None
         return ReadResult(agent, user, spec.name, content, size(content or ""), limit,
-                          spec.hard, version or None, shown)
+                          spec.hard, version if version is not None else stream_version, shown)
+
+    @property
+    def dreams(self) -> Dreams:
+        """Dreams, review, versions and rollbacks of this home's pairs."""
+        from kairos.dreams import Dreams
+
+        return Dreams(self)
 
     def history(self, agent: str, *, user: str | None = None,
                 file: str | None = None) -> list[dict[str, Any]]:

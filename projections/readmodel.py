@@ -237,6 +237,14 @@ class ReadModel:
         with self.engine.connect() as conn:
             return [dict(r._mapping) for r in conn.execute(q)]
 
+    def pairs(self) -> list[tuple[str, str]]:
+        """Every agent+user pair with events, sorted."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(index.c.agent_id, index.c.user_id).where(
+                index.c.user_id.is_not(None)).distinct().order_by(
+                index.c.agent_id, index.c.user_id)).all()
+        return [(r.agent_id, r.user_id) for r in rows]
+
     def stream_version_at(self, stream_id: str, until: str) -> int:
         with self.engine.connect() as conn:
             value = conn.scalar(select(func.max(index.c.version)).where(

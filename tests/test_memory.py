@@ -136,9 +136,9 @@ def test_read_as_of_a_time_and_a_version(mem: Memory) -> None:
     assert mem.read("ada", "MEMORY.md", user="sam",
                     as_of="2026-11-02T10:00:00+00:00").content == "first\nsecond\n"
     assert mem.read("ada", "MEMORY.md", user="sam", as_of="2026-11-04").content == "third\n"
-    # version 1 opens the stream, 2 is the first write
-    assert mem.read("ada", "MEMORY.md", user="sam", version=1).content is None
-    assert mem.read("ada", "MEMORY.md", user="sam", version=3).content == "first\nsecond\n"
+    # stream version 1 opens the stream, 2 is the first write
+    assert mem.read("ada", "MEMORY.md", user="sam", stream_version=1).content is None
+    assert mem.read("ada", "MEMORY.md", user="sam", stream_version=3).content == "first\nsecond\n"
 
 
 def test_sessions_are_events_of_the_pair(mem: Memory) -> None:

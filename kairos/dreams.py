@@ -73,6 +73,7 @@ class Dreams:
     def __init__(self, memory: Any):
         self.mem = memory
         self.settings = memory.settings.dream
+        self.before_record: Any = None  # test-only hook: a crash right before recording
 
     # -- reading the pair ----------------------------------------------------------
     def _events(self, agent: str, user: str) -> list[Any]:
@@ -183,6 +184,8 @@ class Dreams:
                               "policy:auto", "auto")
             return dream_id
 
+        if self.before_record is not None:
+            self.before_record()
         _, dream_id = self.mem._commit(agent, user, command)
         return Outcome(agent, user, "approved" if auto else "proposed", dream_id=dream_id,
                        files=sorted(files), tokens=tokens, cost=cost)

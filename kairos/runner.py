@@ -1,0 +1,119 @@
+"""The nightly runner: every pair through the double gate, one run per home.
+
+``kairos dream --all`` in cron.  One run per home at a time: a ``flock`` on
+``.kairos-dream.lock`` for an SQLite home, a PostgreSQL advisory lock for a
+PostgreSQL home — both released by the system when the process dies, so a
+crashed run never blocks the next.  A second run while one is in progress
+says so and succeeds.  One pair's failure does not stop the others.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kairos.distill.base import Distiller, DistillerFailed
+from kairos.errors import KairosError
+
+# The advisory lock key of dream runs ("KAIR" in ASCII): one per database.
+ADVISORY_KEY = 0x4B414952
+# Test-only: a run dies right before it records its first proposal.
+CRASH_BEFORE_RECORD = "KAIROS_TEST_CRASH_IN_DREAM"
+
+
+@dataclass
+class Summary:
+    examined: int = 0
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    unchanged: list[dict[str, Any]] = field(default_factory=list)
+    proposed: list[dict[str, Any]] = field(default_factory=list)
+    approved: list[dict[str, Any]] = field(default_factory=list)
+    dry_run: list[dict[str, Any]] = field(default_factory=list)
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    tokens: int = 0
+    cost: float = 0.0
+    duration: float = 0.0
+    already_running: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@contextmanager
+def dream_lock(memory: Any) -> Iterator[bool]:
+    """Yield True when this process holds the home's dream lock, else False."""
+    if memory.engine.store.is_postgres:
+        import psycopg
+
+        from kairos.projections.readmodel import sqlalchemy_url
+
+        url = sqlalchemy_url(memory.url).replace("postgresql+psycopg:", "postgresql:")
+        with psycopg.connect(url, autocommit=True) as conn:
+            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (ADVISORY_KEY,)).fetchone()
+            got = bool(row and row[0])
+            try:
+                yield got
+            finally:
+                if got:
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_KEY,))
+        return
+    fd = os.open(os.path.join(memory.home, ".kairos-dream.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def run(memory: Any, pairs: list[tuple[str, str]] | None = None, *,
+        distiller: Distiller | None = None, force: bool = False, dry_run: bool = False,
+        trigger: str = "cron", progress: Callable[[tuple[str, str]], None] | None = None
+        ) -> Summary:
+    """Dream for ``pairs`` (every pair of the home when None)."""
+    summary = Summary()
+    start = time.monotonic()
+    with dream_lock(memory) as got:
+        if not got:
+            summary.already_running = True
+            return summary
+        dreams = memory.dreams
+        todo = dreams.pairs() if pairs is None else pairs
+        for agent, user in todo:
+            summary.examined += 1
+            entry: dict[str, Any] = {"agent": agent, "user": user}
+            try:
+                if os.environ.get(CRASH_BEFORE_RECORD) and not dry_run:
+                    dreams.before_record = lambda: os._exit(70)
+                outcome = dreams.dream(agent, user, distiller=distiller, force=force,
+                                       dry_run=dry_run, trigger=trigger)
+            except (KairosError, DistillerFailed) as e:
+                summary.failed.append({**entry, "error": str(e)})
+            else:
+                entry.update(dream_id=outcome.dream_id, files=outcome.files)
+                if outcome.reason:
+                    entry["reason"] = outcome.reason
+                if outcome.proposal is not None:
+                    entry["proposal"] = outcome.proposal
+                getattr(summary, outcome.status.replace("-", "_")).append(entry)
+                summary.tokens += outcome.tokens
+                summary.cost += outcome.cost
+            if progress is not None:
+                progress((agent, user))
+    summary.duration = round(time.monotonic() - start, 3)
+    return summary

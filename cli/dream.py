@@ -8,7 +8,7 @@ from typing import Any
 import click
 from kairos.cli.common import CLI_ACTORS, emit, json_option, memory, run
 
-from kairos.errors import BadInput
+from kairos.errors import BadInput, NotFound
 from kairos.runner import Summary
 from kairos.runner import run as run_dreams
 
@@ -122,18 +122,30 @@ def dream_list(ctx: click.Context, pending: bool, agent: str | None, user: str |
 
 
 @dream.command("show")
-@click.argument("dream_id")
+@click.argument("dream_id", required=False)
+@click.option("--agent", "-a", help="With --user: the pair's latest proposal.")
+@click.option("--user", "-u", help="With --agent: the pair's latest proposal.")
 @json_option
 @click.pass_context
 @run
-def dream_show(ctx: click.Context, dream_id: str, as_json: bool) -> None:
+def dream_show(ctx: click.Context, dream_id: str | None, agent: str | None, user: str | None,
+               as_json: bool) -> None:
     """Show a proposal: its diff, the phase report and each line's sources.
 
     \b
     Example:
         kairos dream show 731c9117-46ff-54c0-b776-f5528913bb2c
+        kairos dream show --agent ada --user sam
     """
-    d = memory(ctx).dreams.show(dream_id)
+    dreams = memory(ctx).dreams
+    if dream_id is None:
+        if not (agent and user):
+            raise BadInput("give a dream id, or --agent and --user")
+        rows = dreams.list(agent=agent, user=user)
+        if not rows:
+            raise NotFound(f"no dream for {agent}/{user}")
+        dream_id = rows[-1]["dream_id"]
+    d = dreams.show(dream_id)
     if as_json:
         emit(d)
         return

@@ -15,6 +15,7 @@ only the recording of the result takes it.
 
 from __future__ import annotations
 
+import builtins
 import difflib
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -77,7 +78,8 @@ class Dreams:
 
     # -- reading the pair ----------------------------------------------------------
     def _events(self, agent: str, user: str) -> list[Any]:
-        return self.mem.engine.store.stream(MemoryStream.stream_id(agent, user))
+        events: list[Any] = self.mem.engine.store.stream(MemoryStream.stream_id(agent, user))
+        return events
 
     def _pair(self, agent: str, user: str) -> None:
         check_id(agent, "agent")
@@ -160,7 +162,7 @@ class Dreams:
             return Outcome(agent, user, "unchanged", reason="nothing to change",
                            tokens=tokens, cost=cost)
         check(files, draft.dropped, context, self.settings.max_loss, self._owner_of)
-        proposal = {
+        proposal: dict[str, Any] = {
             "files": {name: {"base": active_version(events, name),
                              "lines": [[t, s] for t, s in lines]}
                       for name, lines in sorted(files.items())},
@@ -380,8 +382,9 @@ class Dreams:
                 "trigger": p.trigger, "cutoff": p.cutoff, "files": files,
                 "dropped": p.dropped, "report": p.report}
 
-    def pairs(self) -> list[tuple[str, str]]:
-        return self.mem.engine.readmodel.pairs()
+    def pairs(self) -> builtins.list[tuple[str, str]]:
+        pairs: builtins.list[tuple[str, str]] = self.mem.engine.readmodel.pairs()
+        return pairs
 
     def stats(self) -> dict[str, Any]:
         now = clock.now()
@@ -389,7 +392,7 @@ class Dreams:
         counts: dict[tuple[str, str], int] = {}
         for r in self.list(pending=True):
             counts[(r["agent"], r["user"])] = counts.get((r["agent"], r["user"]), 0) + 1
-        rows = []
+        rows: builtins.list[dict[str, Any]] = []
         for agent, user in self.pairs():
             events = self._events(agent, user)
             context = self.context(agent, user, events, now)

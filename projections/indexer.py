@@ -84,7 +84,8 @@ class Indexer:
             log_file, log_line = where.get(r.position, (None, None))
             at = format_time(e.timestamp)
             rows.append((r.position, e.event_id, str(e.originator_id), e.originator_version, kind,
-                         e.agent, e.user, getattr(e, "file", None), getattr(e, "actor", None),
+                         e.agent, e.user, getattr(e, "file", None),
+                         getattr(e, "actor", None) or getattr(e, "reviewer", None),
                          getattr(e, "session", None), at, text_of(e), log_file, log_line,
                          getattr(e, "dream_id", None)))
             if kind == "MemoryRetracted":

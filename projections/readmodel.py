@@ -60,7 +60,7 @@ index = Table(
     Column("agent_id", String(128), nullable=False),
     Column("user_id", String(128)),
     Column("file", String(40)),
-    Column("actor", String(20)),
+    Column("actor", String(128)),
     Column("session_id", String(128)),
     Column("recorded_at", String(27), nullable=False),
     Column("text", Text),

@@ -59,9 +59,14 @@ def subject_of(text: str) -> str | None:
 
 
 def similar(a: Line, b: Line) -> bool:
+    """The same fact: the same words, or nearly, and never different numbers
+    ("at 10:00" and "at 11:00" are two facts, however alike the rest)."""
     if norm(a.text) == norm(b.text):
         return True
     wa, wb = words(a.text), words(b.text)
+    if {w for w in wa if any(c.isdigit() for c in w)} != {
+            w for w in wb if any(c.isdigit() for c in w)}:
+        return False
     return bool(wa and wb) and len(wa & wb) / len(wa | wb) >= NEAR
 
 

@@ -1,0 +1,408 @@
+"""The nightly dream with the rules distiller: phases, guards, review, versions, runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from freezegun import freeze_time
+
+from kairos.distill.base import Context, Draft
+from kairos.distill.guards import GuardFailed
+from kairos.errors import BadInput
+from kairos.memory import Memory
+from kairos.runner import dream_lock
+from kairos.runner import run as run_dreams
+from tests.conftest import Kairos, store_rows
+
+
+def sessions(mem: Memory, n: int, agent: str = "ada", user: str = "sam") -> None:
+    for i in range(n):
+        mem.end_session(agent, user, session=f"s-{i}")
+
+
+def memory_of(mem: Memory, user: str = "sam") -> str:
+    return mem.read("ada", "MEMORY.md", user=user).content or ""
+
+
+# -- the double gate ------------------------------------------------------------------
+def test_the_gate_needs_five_sessions(mem: Memory) -> None:
+    with freeze_time("2026-06-01T10:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+        mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+        sessions(mem, 4)
+        assert mem.dreams.dream("ada", "sam").status == "skipped"
+        sessions(mem, 1)
+        assert mem.dreams.dream("ada", "sam").status == "proposed"
+
+
+def test_the_gate_needs_24_hours_since_the_last_dream(mem: Memory) -> None:
+    with freeze_time("2026-06-01T10:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+        mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+        sessions(mem, 5)
+        assert mem.dreams.dream("ada", "sam").status == "proposed"
+    with freeze_time("2026-06-01T12:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam likes jazz.", user="sam")
+        mem.write("ada", "MEMORY.md", "Sam likes jazz.", user="sam")
+        sessions(mem, 5)
+    with freeze_time("2026-06-02T09:59:59Z"):
+        outcome = mem.dreams.dream("ada", "sam")
+        assert outcome.status == "skipped" and "under 24 h" in (outcome.reason or "")
+    with freeze_time("2026-06-02T10:00:00Z"):
+        assert mem.dreams.dream("ada", "sam").status == "proposed"
+
+
+# -- consolidation ----------------------------------------------------------------------
+def test_duplicates_merge_into_one_line_citing_every_source(mem: Memory) -> None:
+    ids = [mem.write("ada", "MEMORY.md", text, user="sam").event_id for text in
+           ("Sam prefers green tea.", "Sam likes jazz.", "sam prefers green tea",
+            "Sam prefers  green tea!")]
+    outcome = mem.dreams.dream("ada", "sam", force=True)
+    shown = mem.dreams.show(outcome.dream_id)
+    lines = {line["text"]: [s["event_id"] for s in line["sources"]]
+             for line in shown["files"]["MEMORY.md"]["lines"]}
+    assert lines == {"Sam prefers  green tea!": [ids[0], ids[2], ids[3]], "Sam likes jazz.": [ids[1]]}
+    assert shown["report"]["consolidate"]["merged"] == 2
+
+
+def test_a_contradiction_is_resolved_newest_wins_and_history_keeps_the_old(mem: Memory) -> None:
+    with freeze_time("2026-10-08T08:00:00Z"):
+        old = mem.write("ada", "MEMORY.md", "Sam's dentist appointment is on 13 October.",
+                        user="sam")
+    with freeze_time("2026-10-09T08:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam's dentist appointment moved to 3 November.",
+                  user="sam")
+    with freeze_time("2026-10-10T08:00:00Z"):
+        outcome = mem.dreams.dream("ada", "sam", force=True)
+        mem.dreams.approve(outcome.dream_id, "alice")
+    assert memory_of(mem) == "Sam's dentist appointment moved to 3 November 2026.\n"
+    dropped = mem.dreams.show(outcome.dream_id)["dropped"]
+    assert dropped[0]["sources"] == [old.event_id] and dropped[0]["reason"].startswith(
+        "superseded by: Sam's dentist appointment moved")
+    assert mem.event(old.event_id)["text"] == "Sam's dentist appointment is on 13 October."
+    assert mem.read("ada", "MEMORY.md", user="sam", version=0).content.startswith(
+        "Sam's dentist appointment is on 13 October.")
+
+
+def test_the_singapore_trip_before_and_after_july(mem: Memory) -> None:
+    with freeze_time("2026-05-10T09:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam is traveling to Singapore in July.", user="sam")
+    with freeze_time("2026-06-15T09:00:00Z"):
+        before = mem.dreams.dream("ada", "sam", force=True, dry_run=True)
+    assert before.proposal["files"]["MEMORY.md"]["lines"][0][0] == (
+        "Sam is traveling to Singapore in July 2026.")
+    with freeze_time("2026-08-01T09:00:00Z"):
+        after = mem.dreams.dream("ada", "sam", force=True)
+        mem.dreams.approve(after.dream_id, "alice")
+    assert memory_of(mem) == "Sam traveled to Singapore in July 2026.\n"
+
+
+def test_a_fact_past_its_ttl_is_dropped_as_stale(mem: Memory) -> None:
+    with freeze_time("2026-01-01T09:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam is learning the cello.", user="sam")
+        mem.write("ada", "MEMORY.md", "Sam likes jazz.", user="sam")
+    with freeze_time("2026-06-01T09:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam likes jazz.", user="sam")  # confirmed again
+    with freeze_time("2026-07-15T09:00:00Z"):  # 195 days after the first writes
+        outcome = mem.dreams.dream("ada", "sam", force=True)
+        mem.dreams.approve(outcome.dream_id, "alice")
+    assert memory_of(mem) == "Sam likes jazz.\n"
+    reasons = [d["reason"] for d in mem.dreams.show(outcome.dream_id)["dropped"]]
+    assert reasons == ["stale: last confirmed 2026-01-01, older than the 180-day TTL"]
+
+
+def test_memory_over_its_limit_moves_old_lines_to_a_topic_file(mem: Memory) -> None:
+    for i in range(60):
+        with freeze_time(f"2026-06-01T10:{i:02d}:00Z"):
+            mem.write("ada", "MEMORY.md", f"Fact number {i} is about the garden and its {i} "
+                      "roses, each carefully noted down by Sam over the years.", user="sam")
+    assert mem.read("ada", "MEMORY.md", user="sam").over_limit
+    with freeze_time("2026-06-02T10:00:00Z"):
+        outcome = mem.dreams.dream("ada", "sam", force=True)
+        mem.dreams.approve(outcome.dream_id, "alice")
+    memory = mem.read("ada", "MEMORY.md", user="sam")
+    topic = mem.read("ada", "topics/archive.md", user="sam")
+    assert not memory.over_limit
+    assert memory.content.splitlines()[-1].endswith("older facts moved to topics/archive.md.")
+    moved = topic.content.splitlines()
+    assert moved[0].startswith("Fact number 0 ")
+    kept = memory.content.splitlines()[:-1]
+    assert len(moved) + len(kept) == 60  # moved, not lost
+
+
+# -- guards -------------------------------------------------------------------------------
+class Scripted:
+    """A distiller that answers what the test says (for the guards)."""
+
+    name = "scripted"
+
+    def __init__(self, make: Any):
+        self.make = make
+
+    def distil(self, context: Context) -> Draft:
+        return self.make(context)
+
+
+def test_dropping_too_much_without_reasons_is_refused(mem: Memory) -> None:
+    for i in range(8):
+        mem.write("ada", "MEMORY.md", f"Fact {i}.", user="sam")
+    lose = Scripted(lambda c: Draft(files={"MEMORY.md": [
+        (ln.text, list(ln.sources)) for ln in c.files["MEMORY.md"][:5]]}))
+    before = store_rows(mem)
+    with pytest.raises(GuardFailed, match="drops 3 of 8 lines without a reason"):
+        mem.dreams.dream("ada", "sam", distiller=lose, force=True)
+    assert store_rows(mem) == before
+    explained = Scripted(lambda c: Draft(
+        files={"MEMORY.md": [(ln.text, list(ln.sources)) for ln in c.files["MEMORY.md"][:5]]},
+        dropped=[{"file": "MEMORY.md", "text": ln.text, "sources": list(ln.sources),
+                  "reason": "stale"} for ln in c.files["MEMORY.md"][5:]]))
+    assert mem.dreams.dream("ada", "sam", distiller=explained, force=True).status == "proposed"
+
+
+@pytest.mark.parametrize("bad", ["invented", "other pair", "no source", "agent file"])
+def test_a_draft_citing_what_is_not_ours_is_refused(mem: Memory, bad: str) -> None:
+    mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+    theirs = mem.write("ada", "MEMORY.md", "Kim likes coffee.", user="kim").event_id
+
+    def make(c: Context) -> Draft:
+        source = {"invented": ["nope"], "other pair": [theirs], "no source": []}.get(
+            bad, list(c.files["MEMORY.md"][0].sources))
+        name = "SOUL.md" if bad == "agent file" else "MEMORY.md"
+        return Draft(files={name: [("Sam likes tea a lot.", source)]})
+
+    before = store_rows(mem)
+    with pytest.raises(GuardFailed):
+        mem.dreams.dream("ada", "sam", distiller=Scripted(make), force=True)
+    assert store_rows(mem) == before
+
+
+# -- review and versions ----------------------------------------------------------------------
+def dreamed(mem: Memory) -> str:
+    mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+    mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+    outcome = mem.dreams.dream("ada", "sam", force=True)
+    assert outcome.status == "proposed" and outcome.dream_id
+    return outcome.dream_id
+
+
+def test_a_write_between_proposal_and_approval_survives(mem: Memory) -> None:
+    dream_id = dreamed(mem)
+    mem.write("ada", "MEMORY.md", "Sam adopted a cat.", user="sam")
+    mem.dreams.approve(dream_id, "alice")
+    assert memory_of(mem) == "Sam likes tea.\nSam adopted a cat.\n"
+    mem.write("ada", "MEMORY.md", "Sam named the cat Miso.", user="sam")
+    assert memory_of(mem) == "Sam likes tea.\nSam adopted a cat.\nSam named the cat Miso.\n"
+
+
+def test_rollback_to_a_version_and_forward_again(mem: Memory, kairos: Kairos) -> None:
+    first = dreamed(mem)
+    mem.dreams.approve(first, "alice")  # version 1: "Sam likes tea."
+    mem.write("ada", "MEMORY.md", "Sam likes jazz.", user="sam")
+    mem.write("ada", "MEMORY.md", "Sam likes jazz!", user="sam")
+    second = mem.dreams.dream("ada", "sam", force=True).dream_id
+    mem.dreams.approve(second, "alice")  # version 2
+    assert memory_of(mem) == "Sam likes tea.\nSam likes jazz!\n"
+    mem.write("ada", "MEMORY.md", "Sam adopted a cat.", user="sam")
+    out = kairos("rollback", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "--to", "1",
+                 "--reason", "the jazz merge was wrong")
+    assert out.exit_code == 0, out.output
+    # version 1 plus every write after its cutoff, the cat included
+    assert memory_of(mem) == ("Sam likes tea.\nSam likes jazz.\nSam likes jazz!\n"
+                              "Sam adopted a cat.\n")
+    rows = mem.dreams.versions("ada", "sam", "MEMORY.md")
+    assert [(r["version"], r["active"], r["set_aside"]) for r in rows] == [
+        (0, False, False), (1, True, False), (2, False, True)]
+    mem.dreams.rollback("ada", "sam", "MEMORY.md", 2, "it was right after all")
+    assert memory_of(mem) == "Sam likes tea.\nSam likes jazz!\nSam adopted a cat.\n"
+    mem.dreams.rollback("ada", "sam", "MEMORY.md", 0, "back to the raw writes")
+    assert memory_of(mem).startswith("Sam likes tea.\nSam likes tea.\n")
+    history = [r for r in mem.history("ada", user="sam") if r["type"] == "VersionRolledBack"]
+    assert [r["text"] for r in history] == ["the jazz merge was wrong", "it was right after all",
+                                            "back to the raw writes"]
+    with pytest.raises(BadInput, match="no version 7"):
+        mem.dreams.rollback("ada", "sam", "MEMORY.md", 7, "nope")
+
+
+def test_approving_a_stale_proposal_is_refused(mem: Memory) -> None:
+    first = dreamed(mem)
+    second = mem.dreams.dream("ada", "sam", force=True).dream_id
+    mem.dreams.approve(second, "alice")
+    with pytest.raises(BadInput, match="proposed on version 0 of MEMORY.md, but version 1 is "
+                                       "current now: dream again"):
+        mem.dreams.approve(first, "bob")
+    with pytest.raises(BadInput, match="already approved by alice"):
+        mem.dreams.approve(second, "bob")
+
+
+def test_reject_publishes_nothing_and_is_listed(mem: Memory, kairos: Kairos) -> None:
+    dream_id = dreamed(mem)
+    before = memory_of(mem)
+    out = kairos("dream", "reject", dream_id, "--reviewer", "alice", "--reason", "not yet")
+    assert out.exit_code == 0
+    assert memory_of(mem) == before
+    rows = json.loads(kairos("dream", "list", "--json").stdout)
+    assert [(r["dream_id"], r["status"], r["decided_by"]) for r in rows] == [
+        (dream_id, "rejected", "alice")]
+    assert json.loads(kairos("dream", "list", "--pending", "--json").stdout) == []
+
+
+def test_show_gives_the_diff_the_report_and_each_added_lines_sources(mem: Memory,
+                                                                     kairos: Kairos) -> None:
+    with freeze_time("2026-05-10T09:00:00Z"):
+        w = mem.write("ada", "MEMORY.md", "Sam is traveling to Singapore in July.", user="sam")
+    with freeze_time("2026-05-11T09:00:00Z"):
+        dream_id = mem.dreams.dream("ada", "sam", force=True).dream_id
+    out = kairos("dream", "show", dream_id)
+    assert out.exit_code == 0
+    assert "-Sam is traveling to Singapore in July.\n+Sam is traveling to Singapore in July 2026." \
+        in out.stdout
+    assert f"{w.event_id} 2026-05-10T09:00:00.000000Z MemoryWritten" in out.stdout
+    assert "1 relative times" in out.stdout
+
+
+def test_auto_review_approves_in_the_same_transaction(home: Path, db_url: str) -> None:
+    Memory.init(str(home), db_url).close()
+    (home / "kairos.toml").write_text('[dream]\nreview = "required"\n\n'
+                                      '[dream.agents.ada]\nreview = "auto"\n')
+    with Memory(str(home), db_url) as mem:
+        mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+        mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+        outcome = mem.dreams.dream("ada", "sam", force=True)
+        assert outcome.status == "approved"
+        assert memory_of(mem) == "Sam likes tea.\n"
+        decided = [r for r in mem.history("ada", user="sam") if r["type"] == "DreamApproved"]
+        assert decided[0]["actor"] == "policy:auto" and decided[0]["ref"] == outcome.dream_id
+        assert mem.dreams.show(outcome.dream_id)["decided_by"] == "policy:auto"
+        positions = [r["position"] for r in mem.history("ada", user="sam")][-2:]
+        assert positions[1] == positions[0] + 1  # proposal and approval, one commit
+
+
+def test_read_as_of_and_version_work_across_versions(mem: Memory) -> None:
+    with freeze_time("2026-06-01T09:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+        mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+    with freeze_time("2026-06-02T09:00:00Z"):
+        dream_id = mem.dreams.dream("ada", "sam", force=True).dream_id
+        mem.dreams.approve(dream_id, "alice")
+    with freeze_time("2026-06-03T09:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam likes jazz.", user="sam")
+    assert mem.read("ada", "MEMORY.md", user="sam", as_of="2026-06-01T12:00:00Z").content == (
+        "Sam likes tea.\nSam likes tea.\n")
+    assert mem.read("ada", "MEMORY.md", user="sam", as_of="2026-06-02T12:00:00Z").content == (
+        "Sam likes tea.\n")
+    assert mem.read("ada", "MEMORY.md", user="sam", version=1).content == "Sam likes tea.\n"
+    assert mem.read("ada", "MEMORY.md", user="sam", version=0).content == (
+        "Sam likes tea.\nSam likes tea.\nSam likes jazz.\n")
+
+
+# -- the runner --------------------------------------------------------------------------------
+def test_dream_all_runs_the_gate_over_every_pair_and_is_idempotent(mem: Memory,
+                                                                   kairos: Kairos) -> None:
+    with freeze_time("2026-06-01T01:00:00Z"):
+        for user in ("sam", "kim"):
+            mem.write("ada", "MEMORY.md", "Likes tea.", user=user)
+            mem.write("ada", "MEMORY.md", "Likes tea.", user=user)
+        sessions(mem, 5, user="sam")
+        sessions(mem, 2, user="kim")
+        out = kairos("dream", "--all", "--json")
+        summary = json.loads(out.stdout)
+        assert out.exit_code == 0 and summary["examined"] == 2
+        assert [e["user"] for e in summary["proposed"]] == ["sam"]
+        assert [(e["user"], e["reason"]) for e in summary["skipped"]] == [
+            ("kim", "2 sessions since the last dream, under 5")]
+        again = json.loads(kairos("dream", "--all", "--json").stdout)
+        assert again["proposed"] == [] and len(again["skipped"]) == 2
+
+
+def test_dry_run_writes_nothing(mem: Memory, kairos: Kairos) -> None:
+    mem.write("ada", "MEMORY.md", "Likes tea.", user="sam")
+    mem.write("ada", "MEMORY.md", "Likes tea.", user="sam")
+    before = store_rows(mem)
+    out = kairos("dream", "--agent", "ada", "--user", "sam", "--force", "--dry-run")
+    assert out.exit_code == 0 and "would propose ada/sam (MEMORY.md)" in out.stdout
+    assert store_rows(mem) == before
+
+
+def test_one_pairs_failure_does_not_stop_the_others(mem: Memory) -> None:
+    for user in ("amy", "bob", "cid"):
+        mem.write("ada", "MEMORY.md", "Likes tea.", user=user)
+        mem.write("ada", "MEMORY.md", "Likes tea.", user=user)
+
+    def make(c: Context) -> Draft:
+        if c.user == "bob":
+            raise GuardFailed("bob's draft is broken")
+        line = c.files["MEMORY.md"][0]
+        sources = [s for ln in c.files["MEMORY.md"] for s in ln.sources]
+        return Draft(files={"MEMORY.md": [(line.text, sources)]})
+
+    summary = run_dreams(mem, distiller=Scripted(make), force=True)
+    assert [e["user"] for e in summary.proposed] == ["amy", "cid"]
+    assert summary.failed == [{"agent": "ada", "user": "bob", "error": "bob's draft is broken"}]
+    assert summary.exit_code == 1
+
+
+def test_a_second_runner_says_so_and_succeeds(mem: Memory, kairos: Kairos) -> None:
+    mem.write("ada", "MEMORY.md", "Likes tea.", user="sam")
+    with dream_lock(mem) as got:
+        assert got
+        out = kairos("dream", "--all")
+        assert out.exit_code == 0 and "a dream run is in progress" in out.stdout
+    assert "a dream run is in progress" not in kairos("dream", "--all").stdout
+
+
+def test_a_crash_mid_dream_publishes_nothing(mem: Memory, home: Path, db_url: str) -> None:
+    mem.write("ada", "MEMORY.md", "Likes tea.", user="sam")
+    mem.write("ada", "MEMORY.md", "Likes tea.", user="sam")
+    before = store_rows(mem)
+    env = {**os.environ, "KAIROS_HOME": str(home), "KAIROS_DATABASE_URL": db_url,
+           "KAIROS_TEST_CRASH_IN_DREAM": "1"}
+    died = subprocess.run([sys.executable, "-m", "kairos.cli", "dream", "--agent", "ada",
+                           "--user", "sam", "--force"], env=env, capture_output=True)
+    assert died.returncode == 70
+    assert store_rows(mem) == before
+    assert mem.dreams.dream("ada", "sam", force=True).status == "proposed"  # the lock was freed
+
+
+def test_rebuild_after_dreams_and_rollbacks_is_byte_identical(mem: Memory, home: Path) -> None:
+    first = dreamed(mem)
+    mem.dreams.approve(first, "alice")
+    mem.write("ada", "MEMORY.md", "Sam likes jazz.", user="sam")
+    mem.dreams.rollback("ada", "sam", "MEMORY.md", 0, "raw again")
+    files = {p: p.read_bytes() for p in sorted((home / "memory").rglob("*.md"))}
+    report = mem.rebuild()
+    assert report.changed == []
+    assert {p: p.read_bytes() for p in sorted((home / "memory").rglob("*.md"))} == files
+    assert mem.verify().ok
+
+
+def test_the_sample_home_dreams_end_to_end(tmp_path: Path) -> None:
+    import shutil
+
+    from click.testing import CliRunner
+    from kairos.cli.main import cli
+
+    root = Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "logs", tmp_path / "logs")
+    runner = CliRunner()
+
+    def kairos(*args: str) -> Any:
+        return runner.invoke(cli, ["--home", str(tmp_path), *args], catch_exceptions=False)
+
+    assert kairos("rebuild", "--from-logs").exit_code == 0
+    with freeze_time("2026-10-26T03:00:00Z"):
+        out = kairos("dream", "--all", "--json")
+    summary = json.loads(out.stdout)
+    assert [(e["agent"], e["user"]) for e in summary["proposed"]] == [("ada", "sam")]
+    dream_id = summary["proposed"][0]["dream_id"]
+    assert kairos("dream", "approve", dream_id, "--reviewer", "alice").exit_code == 0
+    memory = kairos("read", "-a", "ada", "-u", "sam", "-f", "MEMORY.md").stdout
+    assert memory.count("Sam prefers green tea to coffee.") == 1
+    assert "Sam's dentist appointment moved to 3 November 2026." in memory
+    assert "next Tuesday" not in memory
+    assert kairos("verify").exit_code == 0

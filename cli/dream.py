@@ -284,8 +284,10 @@ def rollback(ctx: click.Context, agent: str, user: str, file: str, to: int, reas
 @click.pass_context
 @run
 def stats(ctx: click.Context, as_json: bool) -> None:
-    """Per pair: file sizes against limits, sessions and hours since the last
-    dream, duplicates, stale facts, pending proposals; totals for the home.
+    """Show each pair's memory health and the home's totals.
+
+    Per pair: MEMORY.md and USER.md sizes against their limits, sessions and
+    hours since the last dream, duplicates, stale facts, pending proposals.
 
     \b
     Example:

@@ -171,7 +171,9 @@ def dream_show(ctx: click.Context, dream_id: str | None, agent: str | None, user
     report = d["report"]
     gather = report.get("gather", {})
     click.echo("\nreport:")
-    click.echo(f"  orient: {sum(len(v) for v in report.get('orient', {}).values())} lines")
+    orient = report.get("orient", {})
+    click.echo("  orient: " + ", ".join(
+        f"{name} {v['lines'] if isinstance(v, dict) else v} lines" for name, v in orient.items()))
     click.echo(f"  gather: {gather.get('since_cutoff')}; {len(gather.get('duplicates', []))} "
                f"duplicate groups, {len(gather.get('contradictions', []))} contradictions, "
                f"{len(gather.get('relative_time', []))} relative times, "
@@ -180,7 +182,9 @@ def dream_show(ctx: click.Context, dream_id: str | None, agent: str | None, user
     click.echo(f"  consolidate: {c.get('merged', 0)} merged, {c.get('superseded', 0)} superseded, "
                f"{len(c.get('rewritten', []))} rewritten, {c.get('stale', 0)} stale dropped")
     p = report.get("prune", {})
-    click.echo(f"  prune: sizes {p.get('sizes')}; {len(p.get('moved', []))} moved to topics")
+    moved = p.get("moved", 0)
+    click.echo(f"  prune: sizes {p.get('sizes')}; "
+               f"{moved if isinstance(moved, int) else len(moved)} moved to topics")
 
 
 @dream.command("approve")

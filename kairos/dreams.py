@@ -24,7 +24,7 @@ from typing import Any
 from kairos import clock
 from kairos.distill.base import Context, Distiller, Line, Signal
 from kairos.distill.guards import GuardFailed, allowed_file, check
-from kairos.distill.rules import RulesDistiller, similar
+from kairos.distill.rules import RulesDistiller
 from kairos.domain import ACTORS, MemoryStream
 from kairos.errors import BadInput, NotFound
 from kairos.files import check_scope, file_spec
@@ -401,8 +401,7 @@ class Dreams:
             sessions = sum(1 for e in events if type(e).__name__ == "SessionEnded"
                            and (last is None or e.timestamp > last))
             memory = context.files.get("MEMORY.md", [])
-            duplicates = sum(1 for i, ln in enumerate(memory)
-                             if any(similar(ln, other) for other in memory[:i]))
+            duplicates = len(memory) - len(RulesDistiller._merge(memory, [], {"merged": 0}))
             stale = sum(1 for ln in memory if context.ttl_days
                         and (now - ln.written_at).days > context.ttl_days)
             sizes = {name: size(render(fold(events).get(name, [])))

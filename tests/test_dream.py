@@ -406,3 +406,17 @@ def test_the_sample_home_dreams_end_to_end(tmp_path: Path) -> None:
     assert "Sam's dentist appointment moved to 3 November 2026." in memory
     assert "next Tuesday" not in memory
     assert kairos("verify").exit_code == 0
+
+
+def test_nothing_a_dream_does_changes_an_earlier_log_line(mem: Memory, home: Path) -> None:
+    first = dreamed(mem)
+    logs = {p: p.read_bytes() for p in (home / "logs").rglob("*.md")}
+    rows = store_rows(mem)
+    mem.dreams.approve(first, "alice")
+    mem.dreams.rollback("ada", "sam", "MEMORY.md", 0, "undo")
+    second = mem.dreams.dream("ada", "sam", force=True).dream_id
+    mem.dreams.reject(second, "bob", "no")
+    for path, before in logs.items():
+        assert path.read_bytes().startswith(before)
+    assert store_rows(mem)[:len(rows)] == rows
+    assert mem.verify().ok

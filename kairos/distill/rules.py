@@ -14,8 +14,9 @@ Same context in, byte-identical draft out.  The four phases:
    relative time becomes absolute, and past events take the past tense;
    stale lines are dropped, each with its reason.
 4. **Prune and index** — fit the limits: MEMORY.md's oldest lines move to
-   ``topics/archive.md`` behind a one-line pointer (moved, not lost);
-   USER.md's oldest lines are dropped as over the limit.
+   ``topics/archive.md`` (then ``archive-2.md``, … as each fills) behind a
+   one-line pointer (moved, not lost); USER.md's oldest lines are dropped as
+   over the limit.
 
 Session notes are not turned into facts here (the ``llm`` distiller does).
 """
@@ -23,10 +24,12 @@ Session notes are not turned into facts here (the ``llm`` distiller does).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import timedelta
 
 from kairos.distill.base import Context, Draft, Line
 from kairos.distill.timewords import resolve
+from kairos.files import TOPIC_LIMIT
 
 NEAR = 0.85  # word-set overlap (Jaccard) at which two lines count as one fact
 ARCHIVE = "topics/archive.md"
@@ -58,23 +61,46 @@ def subject_of(text: str) -> str | None:
     return None
 
 
-def similar(a: Line, b: Line) -> bool:
+@dataclass(frozen=True)
+class Shape:
+    """What duplicate detection compares, computed once per line."""
+
+    norm: str
+    words: frozenset[str]
+    digits: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> Shape:
+        w = words(text)
+        return cls(norm(text), w, frozenset(x for x in w if any(c.isdigit() for c in x)))
+
+    def blocks(self) -> list[tuple[frozenset[str], str]]:
+        """Near-duplicates share their numbers and most words, so they share
+        at least one of these keys (their numbers and a long word)."""
+        longest = sorted(self.words - self.digits, key=lambda w: (-len(w), w))[:2]
+        return [(self.digits, w) for w in longest] or [(self.digits, "")]
+
+
+def same_fact(a: Shape, b: Shape) -> bool:
     """The same fact: the same words, or nearly, and never different numbers
     ("at 10:00" and "at 11:00" are two facts, however alike the rest)."""
-    if norm(a.text) == norm(b.text):
+    if a.norm == b.norm:
         return True
-    wa, wb = words(a.text), words(b.text)
-    if {w for w in wa if any(c.isdigit() for c in w)} != {
-            w for w in wb if any(c.isdigit() for c in w)}:
+    if a.digits != b.digits or not (a.words and b.words):
         return False
-    return bool(wa and wb) and len(wa & wb) / len(wa | wb) >= NEAR
+    return len(a.words & b.words) / len(a.words | b.words) >= NEAR
+
+
+def similar(a: Line, b: Line) -> bool:
+    return same_fact(Shape.of(a.text), Shape.of(b.text))
 
 
 class RulesDistiller:
     name = "rules"
 
     def distil(self, context: Context) -> Draft:
-        orient = {name: [{"text": ln.text, "sources": list(ln.sources)} for ln in lines]
+        orient = {name: {"lines": len(lines),
+                         "sources": len({s for ln in lines for s in ln.sources})}
                   for name, lines in sorted(context.files.items())}
         report: dict[str, object] = {"orient": orient}
         gather: dict[str, object] = {
@@ -113,14 +139,27 @@ class RulesDistiller:
     @staticmethod
     def _merge(lines: list[Line], duplicates: list[list[str]],
                consolidate: dict[str, object]) -> list[Line]:
+        """Group duplicates.  Near-duplicates share most of their words, so a
+        line is compared only with groups that share one of its two longest
+        words: linear in practice, not quadratic."""
         groups: list[list[Line]] = []
+        heads: list[Shape] = []
+        by_norm: dict[str, int] = {}
+        by_block: dict[tuple[frozenset[str], str], list[int]] = {}
         for ln in lines:
-            for group in groups:
-                if similar(group[0], ln):
-                    group.append(ln)
-                    break
-            else:
-                groups.append([ln])
+            shape = Shape.of(ln.text)
+            found = by_norm.get(shape.norm)
+            if found is None:
+                candidates = sorted({g for b in shape.blocks() for g in by_block.get(b, [])})
+                found = next((g for g in candidates if same_fact(heads[g], shape)), None)
+            if found is None:
+                found = len(groups)
+                groups.append([])
+                heads.append(shape)
+                for b in shape.blocks():
+                    by_block.setdefault(b, []).append(found)
+            by_norm.setdefault(shape.norm, found)
+            groups[found].append(ln)
         merged = []
         for group in groups:
             if len(group) == 1:
@@ -182,27 +221,56 @@ class RulesDistiller:
             return max(sum(len(t) + 1 for t, _ in lines) - 1, 0)
 
         user = out.get("USER.md", [])
-        while user and size(user) > context.limits["USER.md"]:
+        total = size(user)
+        while user and total > context.limits["USER.md"]:
             text, sources = user.pop(0)
+            total -= len(text) + 1
             dropped.append({"file": "USER.md", "text": text, "sources": sources,
                             "reason": "over the limit"})
         memory = out.get("MEMORY.md", [])
-        if size(memory) > context.limits["MEMORY.md"]:
-            archive = [(ln.text, list(ln.sources)) for ln in context.files.get(ARCHIVE, [])]
-            keep = list(memory)
-            gone: list[tuple[str, list[str]]] = []
-
-            def with_pointer() -> list[tuple[str, list[str]]]:
-                sources = list(dict.fromkeys(s for _, src in gone for s in src))
-                pointer = (f"{len(gone)} older facts moved to {ARCHIVE}.", sources)
-                return [*keep, pointer]
-
-            while keep and size(with_pointer()) > context.limits["MEMORY.md"]:
-                gone.append(keep.pop(0))
+        limit = context.limits["MEMORY.md"]
+        if size(memory) > limit:
+            # Move the oldest lines out, into archive topic files each within
+            # the topic limit, until what stays fits beside a pointer line.
+            room = limit - 120  # the pointer line
+            keep_size = size(memory)
+            cut = 0
+            while cut < len(memory) and keep_size > room:
+                keep_size -= len(memory[cut][0]) + 1
+                cut += 1
+            gone, keep = memory[:cut], memory[cut:]
+            archives = RulesDistiller._archive(context, gone)
+            for name, lines in archives.items():
+                out[name] = lines
             for text, _ in gone:
-                moved.append({"text": text, "to": ARCHIVE})
-            out["MEMORY.md"] = with_pointer()
-            out[ARCHIVE] = archive + gone
-        return {"sizes": {name: [size(lines), context.limits.get(name, 0)]
+                moved.append({"text": text, "to": "topics/archive"})
+            sources = list(dict.fromkeys(s for _, src in gone for s in src))
+            names = sorted(archives)
+            where = names[0] if len(names) == 1 else f"{names[0]} to {names[-1]}"
+            out["MEMORY.md"] = [*keep, (f"{len(gone)} older facts moved to {where}.", sources)]
+        return {"sizes": {name: [size(lines), context.limits.get(name, TOPIC_LIMIT)]
                           for name, lines in sorted(out.items())},
-                "moved": moved}
+                "moved": len(moved)}
+
+    @staticmethod
+    def _archive(context: Context, gone: list[tuple[str, list[str]]]
+                 ) -> dict[str, list[tuple[str, list[str]]]]:
+        """Append moved lines to the archive topic files, a new file whenever
+        one is full: topics/archive.md, topics/archive-2.md, …"""
+        def name(n: int) -> str:
+            return ARCHIVE if n == 1 else f"topics/archive-{n}.md"
+
+        n = 1
+        while name(n + 1) in context.files:
+            n += 1
+        files: dict[str, list[tuple[str, list[str]]]] = {}
+        current = [(ln.text, list(ln.sources)) for ln in context.files.get(name(n), [])]
+        used = max(sum(len(t) + 1 for t, _ in current) - 1, 0)
+        for text, sources in gone:
+            if current and used + 1 + len(text) > TOPIC_LIMIT:
+                files[name(n)] = current
+                n, current, used = n + 1, [], -1
+            current.append((text, sources))
+            used += len(text) + 1
+        files[name(n)] = current
+        return files

@@ -70,11 +70,14 @@ def main() -> None:
             fill_pair(mem, "ada", "sam", args.sessions, args.writes, rng, start)
             mem.engine.catch_up()
             events = mem.engine.store.max_position()
-            outcome, elapsed, top = peak(lambda: mem.dreams.dream("ada", "sam", force=True))
+            _, _, top = peak(lambda: mem.dreams.dream("ada", "sam", force=True, dry_run=True))
+            started = time.perf_counter()
+            outcome = mem.dreams.dream("ada", "sam", force=True)
+            elapsed = time.perf_counter() - started
             shown = mem.dreams.show(outcome.dream_id)
             lines = {name: len(f["lines"]) for name, f in shown["files"].items()}
             print(f"one pair: {args.sessions} sessions, {events} events -> dream {elapsed:.2f} s, "
-                  f"peak {top:.0f} MiB traced; proposal: {lines}")
+                  f"peak {top:.0f} MiB traced (in a dry run); proposal: {lines}")
             _, approve_s, approve_mb = peak(lambda: mem.dreams.approve(outcome.dream_id, "bench"))
             print(f"  approval (replay + publish): {approve_s:.2f} s, peak {approve_mb:.0f} MiB")
         with Memory.init(str(Path(tmp) / "many")) as mem:
@@ -82,11 +85,14 @@ def main() -> None:
                 fill_pair(mem, f"agent{p % 10}", f"user{p}", 6, 3, rng, start)
             mem.engine.catch_up()
             events = mem.engine.store.max_position()
-            summary, elapsed, top = peak(lambda: run(mem, force=False))
+            started = time.perf_counter()
+            summary = run(mem, force=False)
+            elapsed = time.perf_counter() - started
+            _, _, top = peak(lambda: run(mem, force=True, dry_run=True))
             print(f"--all: {args.pairs} pairs, {events} events -> {elapsed:.1f} s "
-                  f"({elapsed / args.pairs * 1000:.1f} ms a pair), peak {top:.0f} MiB traced; "
+                  f"({elapsed / args.pairs * 1000:.1f} ms a pair), peak {top:.0f} MiB traced (dry run); "
                   f"{len(summary.proposed)} proposed, {len(summary.skipped)} skipped, "
-                  f"{len(summary.failed)} failed")
+                  f"{len(summary.unchanged)} unchanged, {len(summary.failed)} failed")
     print(f"process max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 

@@ -6,8 +6,8 @@ import sys
 from typing import Any
 
 import click
-from kairos.cli.common import CLI_ACTORS, emit, json_option, memory, run
 
+from kairos.cli.common import CLI_ACTORS, emit, json_option, memory, run
 from kairos.errors import BadInput, NotFound
 from kairos.runner import Summary
 from kairos.runner import run as run_dreams
@@ -174,7 +174,10 @@ def dream_show(ctx: click.Context, dream_id: str | None, agent: str | None, user
     orient = report.get("orient", {})
     click.echo("  orient: " + ", ".join(
         f"{name} {v['lines'] if isinstance(v, dict) else v} lines" for name, v in orient.items()))
-    click.echo(f"  gather: {gather.get('since_cutoff')}; {len(gather.get('duplicates', []))} "
+    since = gather.get("since_cutoff", {})
+    click.echo(f"  gather: since the cutoff {since.get('writes', 0)} writes, "
+               f"{since.get('retractions', 0)} retractions, {since.get('sessions', 0)} sessions; "
+               f"{len(gather.get('duplicates', []))} "
                f"duplicate groups, {len(gather.get('contradictions', []))} contradictions, "
                f"{len(gather.get('relative_time', []))} relative times, "
                f"{len(gather.get('stale', []))} stale")

@@ -9,6 +9,7 @@ or failed verification.
 from __future__ import annotations
 
 import click
+
 from kairos.cli.common import (
     CLI_ACTORS,
     emit,
@@ -19,7 +20,6 @@ from kairos.cli.common import (
     run,
     scope_options,
 )
-
 from kairos.memory import Memory
 
 

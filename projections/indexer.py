@@ -15,10 +15,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from kairos.hashing import format_time
 from kairos.projections.fold import Files, apply_event, render, touched
 from kairos.projections.readmodel import FileChange, text_of
-
-from kairos.hashing import format_time
 
 SELECT_POSITION = "SELECT position FROM memory_positions WHERE name = 'index'"
 UPSERT_POSITION = (

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 from click.testing import CliRunner
+
 from kairos.cli.main import cli
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"

@@ -16,8 +16,8 @@ from pathlib import Path
 import psycopg
 import pytest
 from click.testing import CliRunner, Result
-from kairos.cli.main import cli
 
+from kairos.cli.main import cli
 from kairos.memory import Memory
 
 PG_ADMIN_URL = os.environ.get("KAIROS_TEST_PG")

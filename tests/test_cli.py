@@ -123,6 +123,7 @@ def test_invalid_utf8_on_stdin_is_refused(kairos: Kairos, home: Path, db_url: st
 
 def test_a_directory_that_is_not_a_home_exits_2(tmp_path: Path) -> None:
     from click.testing import CliRunner
+
     from kairos.cli.main import cli
 
     out = CliRunner().invoke(cli, ["--home", str(tmp_path), "read", "-a", "ada", "-f", "SOUL.md"])
@@ -132,6 +133,7 @@ def test_a_directory_that_is_not_a_home_exits_2(tmp_path: Path) -> None:
 
 def test_an_unreachable_database_is_a_clear_error(tmp_path: Path) -> None:
     from click.testing import CliRunner
+
     from kairos.cli.main import cli
 
     (tmp_path / "logs").mkdir()

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+
 from kairos.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,3 +43,13 @@ def test_every_command_has_a_summary_and_an_example(path: list[str]) -> None:
         out = CliRunner().invoke(cli, [*path, "--help"])
         assert out.exit_code == 0 and "Example:" in out.output
     assert f"## kairos {' '.join(path)}\n" in (ROOT / "docs/cli.md").read_text()
+
+
+def test_the_dream_walkthrough_and_prompt_in_the_docs_are_current() -> None:
+    spec = importlib.util.spec_from_file_location("dream_demo", ROOT / "scripts/dream_demo.py")
+    assert spec and spec.loader
+    demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(demo)
+    doc = (ROOT / "docs/dream.md").read_text()
+    assert (ROOT / "kairos/distill/prompt.md").read_text().rstrip() in doc
+    assert demo.render() in doc, "docs/dream.md is stale: run python scripts/dream_demo.py"

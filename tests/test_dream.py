@@ -385,6 +385,7 @@ def test_the_sample_home_dreams_end_to_end(tmp_path: Path) -> None:
     import shutil
 
     from click.testing import CliRunner
+
     from kairos.cli.main import cli
 
     root = Path(__file__).resolve().parent.parent

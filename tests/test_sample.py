@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
+
 from kairos.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,3 +39,7 @@ def test_the_readme_main_job_runs_on_a_copy_of_the_sample(tmp_path: Path) -> Non
     assert "Sam is traveling to Singapore in July." in memory
     assert "peanuts" not in memory  # retracted: it was Kim's allergy
     assert "imported 0 events" in kairos("rebuild", "--from-logs")  # running it again is safe
+    assert kairos("dream", "--all").startswith("proposed ")
+    shown = kairos("dream", "show", "--agent", "ada", "--user", "sam")
+    assert "+Sam's dentist appointment moved to 3 November 2026." in shown
+    assert "superseded by: Sam's dentist appointment moved to 3 November." in shown

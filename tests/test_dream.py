@@ -421,3 +421,30 @@ def test_nothing_a_dream_does_changes_an_earlier_log_line(mem: Memory, home: Pat
         assert path.read_bytes().startswith(before)
     assert store_rows(mem)[:len(rows)] == rows
     assert mem.verify().ok
+
+
+def test_stats_count_sizes_sessions_duplicates_stale_and_pending(mem: Memory,
+                                                                 kairos: Kairos) -> None:
+    with freeze_time("2026-01-01T09:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam is learning the cello.", user="sam")
+    with freeze_time("2026-08-01T09:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam likes jazz.", user="sam")
+        mem.write("ada", "MEMORY.md", "sam likes JAZZ", user="sam")
+        mem.write("ada", "USER.md", "Name: Sam", user="sam")
+        sessions(mem, 3)
+        mem.write("ada", "MEMORY.md", "Kim likes tea.", user="kim")
+        mem.dreams.dream("ada", "kim", force=True)  # unchanged: nothing to propose
+        mem.write("ada", "MEMORY.md", "Kim likes tea!", user="kim")
+        pending = mem.dreams.dream("ada", "kim", force=True)
+    with freeze_time("2026-08-01T15:00:00Z"):
+        data = json.loads(kairos("stats", "--json").stdout)
+    rows = {r["user"]: r for r in data["pairs"]}
+    assert rows["sam"]["memory"] == [len("Sam is learning the cello.\nSam likes jazz.\n"
+                                         "sam likes JAZZ"), 5000]
+    assert rows["sam"]["user_md"] == [9, 2000]
+    assert (rows["sam"]["sessions_since_dream"], rows["sam"]["hours_since_dream"]) == (3, None)
+    assert (rows["sam"]["duplicates"], rows["sam"]["stale"], rows["sam"]["pending"]) == (1, 1, 0)
+    assert pending.status == "proposed"
+    assert (rows["kim"]["pending"], rows["kim"]["hours_since_dream"]) == (1, 6.0)
+    assert data["totals"] == {"pairs": 2, "pending": 1, "over_limit": 0, "duplicates": 2,
+                              "stale": 1, "pairs_with_pending": 1}

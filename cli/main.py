@@ -327,9 +327,11 @@ def files_cmd(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"{scope:<24} {r['file']:<10} {r['size']:>5}/{r['limit']}")
 
 
-from kairos.cli import dream as _dream  # noqa: E402  (registers its commands on cli)
+from kairos.cli import agent as _agent  # noqa: E402  (modules that add commands to cli)
+from kairos.cli import dream as _dream  # noqa: E402
 
 _dream.register(cli)
+_agent.register(cli)
 
 
 def main() -> None:

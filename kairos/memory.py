@@ -9,6 +9,7 @@ the stream's events up to the moment asked for.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
@@ -417,6 +418,52 @@ class Memory:
             repair_logs(self.engine, report)
             rebuild_projections(self.engine, report)
         return report
+
+    def search(self, agent: str, query: str, *, user: str | None = None,
+               limit: int = 10) -> list[dict[str, Any]]:
+        """Search an agent's own files (and one pair's) and their history.
+
+        Matches every word of ``query`` (case-insensitive) anywhere in a line
+        of a current file, or in the text of an earlier event.  Each result
+        carries the ids of the events it comes from; current lines come first.
+        :raises BadInput: bad ids, or a query with no words.
+        """
+        check_id(agent, "agent")
+        if user is not None:
+            check_id(user, "user")
+        words = [w.lower() for w in re.findall(r"[\w']+", query or "")]
+        if not words:
+            raise BadInput("the query has no words to look for")
+
+        def matches(text: str | None) -> bool:
+            low = (text or "").lower()
+            return all(w in low for w in words)
+
+        results: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for scope_user in ([None, user] if user is not None else [None]):
+            for row in self.engine.readmodel.files_of(agent, scope_user):
+                for seg in row.segments:
+                    sources = list(seg[2]) if len(seg) > 2 else [seg[0]]
+                    for line in seg[1].split("\n"):
+                        if matches(line):
+                            results.append({"where": "current", "file": row.file, "text": line,
+                                            "event_ids": sources})
+                            seen.update(sources)
+        streams = [str(MemoryStream.stream_id(agent, None))]
+        if user is not None:
+            streams.append(str(MemoryStream.stream_id(agent, user)))
+        history = [r for sid in streams for r in self.engine.readmodel.events(stream_id=sid)
+                   if r["type"] in ("MemoryWritten", "SessionEnded") and matches(r["text"])
+                   and r["event_id"] not in seen]
+        history.sort(key=lambda r: r["position"], reverse=True)
+        for r in history:
+            text = r["text"]
+            results.append({"where": "history", "file": r["file"], "type": r["type"],
+                            "time": r["recorded_at"], "event_ids": [r["event_id"]],
+                            "text": text if len(text) <= 300 else text[:299] + "…",
+                            "retracted": bool(r["retracted_by"])})
+        return results[:limit]
 
     def files(self) -> list[dict[str, Any]]:
         """Every existing memory file of the home with its size (no contents)."""

@@ -198,6 +198,16 @@ class ReadModel:
         return FileRow(row.agent_id, row.user_id or None, row.file, row.content,
                        json.loads(row.segments), row.version, row.position, row.updated_at)
 
+    def files_of(self, agent: str, user: str | None) -> list[FileRow]:
+        """The existing files of an agent (``user`` None) or of one pair."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(files_table).where(
+                (files_table.c.agent_id == agent) & (files_table.c.user_id == (user or "")))
+                .order_by(files_table.c.file)).all()
+        return [FileRow(r.agent_id, r.user_id or None, r.file, r.content,
+                        json.loads(r.segments), r.version, r.position, r.updated_at)
+                for r in rows if r.content]
+
     def all_files(self) -> list[FileRow]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(files_table).order_by(

@@ -53,3 +53,12 @@ def test_the_dream_walkthrough_and_prompt_in_the_docs_are_current() -> None:
     doc = (ROOT / "docs/dream.md").read_text()
     assert (ROOT / "kairos/distill/prompt.md").read_text().rstrip() in doc
     assert demo.render() in doc, "docs/dream.md is stale: run python scripts/dream_demo.py"
+
+
+def test_the_strategies_in_the_context_docs_are_current() -> None:
+    spec = importlib.util.spec_from_file_location("context_doc", ROOT / "scripts/context_doc.py")
+    assert spec and spec.loader
+    doc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(doc)
+    assert doc.render() in (ROOT / "docs/context.md").read_text(), \
+        "docs/context.md is stale: run python scripts/context_doc.py"

@@ -281,30 +281,84 @@ def rebuild(ctx: click.Context, from_logs: bool, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--checkpoint", "checkpoint", type=click.Path(dir_okay=False),
+              help="Also prove the history extends this checkpoint file.")
+@click.option("--public-key", type=click.Path(dir_okay=False),
+              help="The Ed25519 public key (PEM) the checkpoint must be signed with.")
 @json_option
 @click.pass_context
 @run
-def verify(ctx: click.Context, as_json: bool) -> None:
+def verify(ctx: click.Context, checkpoint: str | None, public_key: str | None,
+           as_json: bool) -> None:
     """Check every hash chain in the store and the logs, and that they agree.
 
-    Exits 1 and names the first bad entry (file, line, position) on any mismatch.
+    Exits 1 and names the first bad entry (file, line, position) on any
+    mismatch.  With --checkpoint, also proves (a Merkle consistency proof)
+    that the current history extends the checkpoint, and checks its signature.
 
     \b
     Example:
         kairos verify
+        kairos verify --checkpoint /backup/checkpoint-000412.json --public-key kairos.pub
     """
-    report = memory(ctx, recover=False).verify()
+    mem = memory(ctx, recover=False)
+    report = mem.verify()
+    check = mem.verify_checkpoint(checkpoint, public_key) if checkpoint else None
+    ok = report.ok and (check is None or check.ok)
     if as_json:
-        emit(report.to_dict())
-    elif report.ok:
-        click.echo(f"ok: {report.events} events in {report.streams} streams, "
-                   f"{report.log_files} log files")
+        emit({**report.to_dict(), "ok": ok,
+              "checkpoint": check.to_dict() if check is not None else None})
     else:
-        click.echo(f"FAILED: {report.problems[0]}")
-        for p in report.problems[1:]:
-            click.echo(f"also: {p}")
-    if not report.ok:
+        if report.ok:
+            click.echo(f"ok: {report.events} events in {report.streams} streams, "
+                       f"{report.log_files} log files")
+        else:
+            click.echo(f"FAILED: {report.problems[0]}")
+            for p in report.problems[1:]:
+                click.echo(f"also: {p}")
+        if check is not None:
+            click.echo(("ok: " if check.ok else "FAILED: checkpoint: ") + check.message)
+    if not ok:
         ctx.exit(1)
+
+
+@cli.command()
+@click.option("--key", type=click.Path(dir_okay=False),
+              help="Ed25519 private key (PEM) to sign with [env KAIROS_SIGNING_KEY].")
+@json_option
+@click.pass_context
+@run
+def seal(ctx: click.Context, key: str | None, as_json: bool) -> None:
+    """Record a checkpoint (count and Merkle root of every event) and write its file.
+
+    Run it nightly next to the dream, and keep copies of checkpoints/ elsewhere.
+
+    \b
+    Example:
+        kairos seal --key /etc/kairos/signing.pem
+    """
+    data = memory(ctx).seal(key)
+    if as_json:
+        emit(data)
+        return
+    signed = "signed" if data.get("signature") else "unsigned"
+    click.echo(f"sealed {data['size']} events up to position {data['position']}, root "
+               f"{data['root']} ({signed}): {data['file']}")
+
+
+@cli.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@run
+def keygen(path: str) -> None:
+    """Write a new Ed25519 signing key (PATH, mode 0600) and its public key (PATH.pub).
+
+    \b
+    Example:
+        kairos keygen /etc/kairos/signing.pem
+    """
+    from kairos.checkpoints import keygen as make
+
+    click.echo(f"wrote {path} and {make(path)}")
 
 
 @cli.command("files")

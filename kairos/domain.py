@@ -25,6 +25,9 @@ from kairos.ids import agent_stream_id, event_id, pair_stream_id
 from kairos.projections.fold import Files, apply_event
 
 ACTORS = ("agent", "user", "system", "import")
+# The home's own stream (checkpoints).  Ids cannot start with "_", so no
+# agent can ever share it.
+SYSTEM_AGENT = "_system"
 MODES = ("append", "replace")
 
 # Fields every event has; the rest of an event's fields are its payload.
@@ -161,6 +164,19 @@ class MemoryStream(Aggregate):
         prev: str
         hash: str
 
+    class CheckpointSealed(Event):
+        """A checkpoint over the global order: its size, last position and Merkle root."""
+
+        agent: str
+        user: str | None
+        size: int
+        position: int
+        root: str
+        public_key: str | None
+        event_id: str
+        prev: str
+        hash: str
+
     def __init__(self, agent: str, user: str | None, event_id: str, prev: str, hash: str):
         self.agent = agent
         self.user = user
@@ -219,6 +235,11 @@ class MemoryStream(Aggregate):
         self._record(self.DreamRejected, now, dream_id=dream_id, reviewer=reviewer,
                      reason=reason)
 
+    def seal(self, size: int, position: int, root: str, public_key: str | None,
+             now: datetime) -> None:
+        self._record(self.CheckpointSealed, now, size=size, position=position, root=root,
+                     public_key=public_key)
+
     def roll_back(self, file: str, to_version: int, actor: str, reason: str,
                   segments: list[Any], now: datetime) -> None:
         self._record(self.VersionRolledBack, now, file=file, to_version=to_version,
@@ -237,5 +258,6 @@ EVENT_TYPES: dict[str, type] = {
         MemoryStream.DreamApproved,
         MemoryStream.DreamRejected,
         MemoryStream.VersionRolledBack,
+        MemoryStream.CheckpointSealed,
     )
 }

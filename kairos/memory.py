@@ -8,6 +8,7 @@ the stream's events up to the moment asked for.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import asdict, dataclass
@@ -15,7 +16,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from kairos import clock
-from kairos.domain import ACTORS, MODES, MemoryStream, payload_of
+from kairos.domain import ACTORS, MODES, SYSTEM_AGENT, MemoryStream, payload_of
 from kairos.engine import Engine
 from kairos.errors import BadInput, NotFound
 from kairos.files import FileSpec, check_scope, file_spec
@@ -464,6 +465,44 @@ class Memory:
                             "text": text if len(text) <= 300 else text[:299] + "…",
                             "retracted": bool(r["retracted_by"])})
         return results[:limit]
+
+    def seal(self, key: str | None = None) -> dict[str, Any]:
+        """Record a checkpoint over every event so far, and write its file.
+
+        ``key``: an Ed25519 private key (PEM) to sign it with (default:
+        ``KAIROS_SIGNING_KEY``, else unsigned).  Returns the checkpoint.
+        """
+        from kairos import checkpoints
+
+        key = key or os.environ.get("KAIROS_SIGNING_KEY") or None
+        hashes, positions = checkpoints.leaves(self.engine.store)
+        body = {"format": checkpoints.FORMAT, "size": len(hashes),
+                "position": positions[-1] if positions else 0,
+                "root": checkpoints.root(hashes).hex(), "time": format_time(clock.now())}
+        signed = checkpoints.sign(body, key) if key else {}
+
+        def command(stream: MemoryStream) -> None:
+            stream.seal(body["size"], body["position"], body["root"],
+                        signed.get("public_key"), clock.now())
+
+        rec, _ = self._commit(SYSTEM_AGENT, None, command)
+        data = {**body, **signed, "event_id": rec.event.event_id, "event_position": rec.position}
+        folder = os.path.join(self.home, "checkpoints")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, f"checkpoint-{body['position']:06d}.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2, sort_keys=True)
+            f.write("\n")
+        data["file"] = os.path.relpath(path, self.home)
+        return data
+
+    def verify_checkpoint(self, path: str, public_key: str | None = None) -> Any:
+        """Prove the current history extends the checkpoint in ``path``."""
+        from kairos import checkpoints
+
+        trusted = checkpoints.public_key_text(public_key) if public_key else None
+        return checkpoints.verify_checkpoint(self.engine.store,
+                                             checkpoints.read_checkpoint(path), trusted)
 
     def files(self) -> list[dict[str, Any]]:
         """Every existing memory file of the home with its size (no contents)."""

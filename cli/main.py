@@ -285,11 +285,13 @@ def rebuild(ctx: click.Context, from_logs: bool, as_json: bool) -> None:
               help="Also prove the history extends this checkpoint file.")
 @click.option("--public-key", type=click.Path(dir_okay=False),
               help="The Ed25519 public key (PEM) the checkpoint must be signed with.")
+@click.option("--bundle", type=click.Path(file_okay=False),
+              help="Verify an export bundle on its own (no home needed).")
 @json_option
 @click.pass_context
 @run
 def verify(ctx: click.Context, checkpoint: str | None, public_key: str | None,
-           as_json: bool) -> None:
+           bundle: str | None, as_json: bool) -> None:
     """Check every hash chain in the store and the logs, and that they agree.
 
     Exits 1 and names the first bad entry (file, line, position) on any
@@ -300,7 +302,25 @@ def verify(ctx: click.Context, checkpoint: str | None, public_key: str | None,
     Example:
         kairos verify
         kairos verify --checkpoint /backup/checkpoint-000412.json --public-key kairos.pub
+        kairos verify --bundle ./bundle-ada-sam --public-key kairos.pub
     """
+    if bundle is not None:
+        from kairos.audit import verify_bundle
+
+        result = verify_bundle(bundle, public_key)
+        if as_json:
+            emit(result)
+        elif result["ok"]:
+            click.echo(f"ok: {result['events']} events, each in the checkpoint of "
+                       f"{result['checkpoint_size']} events"
+                       + (" (signature holds)" if result["signed"] else " (unsigned)"))
+        else:
+            click.echo(f"FAILED: {result['problems'][0]}")
+            for p in result["problems"][1:]:
+                click.echo(f"also: {p}")
+        if not result["ok"]:
+            ctx.exit(1)
+        return
     mem = memory(ctx, recover=False)
     report = mem.verify()
     check = mem.verify_checkpoint(checkpoint, public_key) if checkpoint else None
@@ -382,10 +402,12 @@ def files_cmd(ctx: click.Context, as_json: bool) -> None:
 
 
 from kairos.cli import agent as _agent  # noqa: E402  (modules that add commands to cli)
+from kairos.cli import audit as _audit  # noqa: E402
 from kairos.cli import dream as _dream  # noqa: E402
 
 _dream.register(cli)
 _agent.register(cli)
+_audit.register(cli)
 
 
 def main() -> None:

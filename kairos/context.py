@@ -85,7 +85,8 @@ def hint_for(strategy: str, template: str | None = None) -> str:
 
 def assemble(memory: Any, agent: str, user: str | None = None, *,
              strategy: str = DEFAULT_STRATEGY, extra_tools: list[dict[str, Any]] | None = None,
-             hint: str | None = None, count: bool = True) -> AssembledContext:
+             hint: str | None = None, count: bool = True,
+             as_of: str | None = None) -> AssembledContext:
     """Build the system prompt of one agent (and user) with one strategy.
 
     :raises BadInput: unknown strategy, or bad ids.
@@ -94,7 +95,8 @@ def assemble(memory: Any, agent: str, user: str | None = None, *,
         raise BadInput(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
     tools = [*MEMORY_TOOLS, *(extra_tools or [])]
     injected = [n for n in INJECTED[strategy] if user is not None or FILES[n].scope == "agent"]
-    texts = {n: memory.read(agent, n, user=user if FILES[n].scope == "pair" else None)
+    texts = {n: memory.read(agent, n, user=user if FILES[n].scope == "pair" else None,
+                            as_of=as_of)
              for n in injected}
     sections: list[Section] = []
     for name in ("SOUL.md", "ABOUT.md"):

@@ -224,9 +224,13 @@ class ReadModel:
     def events(self, *, agent: str | None = None, user: str | None = None,
                pair_only: bool = False, file: str | None = None,
                types: Iterable[str] | None = None, stream_id: str | None = None,
-               until: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+               until: str | None = None, since: str | None = None, actor: str | None = None,
+               session: str | None = None, grep: str | None = None,
+               limit: int | None = None) -> list[dict[str, Any]]:
         """Index rows in global order, filtered; ``pair_only`` with ``user=None``
-        selects the agent's own stream (rows without a user)."""
+        selects the agent's own stream (rows without a user).  ``since`` and
+        ``until`` bound the recording time (inclusive); ``grep`` matches the
+        text, ignoring case."""
         q = select(index).order_by(index.c.position)
         if agent is not None:
             q = q.where(index.c.agent_id == agent)
@@ -240,8 +244,16 @@ class ReadModel:
             q = q.where(index.c.type.in_(list(types)))
         if stream_id is not None:
             q = q.where(index.c.stream_id == stream_id)
+        if since is not None:
+            q = q.where(index.c.recorded_at >= since)
         if until is not None:
             q = q.where(index.c.recorded_at <= until)
+        if actor is not None:
+            q = q.where(index.c.actor == actor)
+        if session is not None:
+            q = q.where(index.c.session_id == session)
+        if grep is not None:
+            q = q.where(func.lower(index.c.text).contains(grep.lower(), autoescape=True))
         if limit is not None:
             q = q.limit(limit)
         with self.engine.connect() as conn:

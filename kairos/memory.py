@@ -475,15 +475,16 @@ class Memory:
         from kairos import checkpoints
 
         key = key or os.environ.get("KAIROS_SIGNING_KEY") or None
+        from kairos.merkle import root
+
         hashes, positions = checkpoints.leaves(self.engine.store)
-        body = {"format": checkpoints.FORMAT, "size": len(hashes),
-                "position": positions[-1] if positions else 0,
-                "root": checkpoints.root(hashes).hex(), "time": format_time(clock.now())}
+        size, last, head = len(hashes), positions[-1] if positions else 0, root(hashes).hex()
+        body: dict[str, Any] = {"format": checkpoints.FORMAT, "size": size, "position": last,
+                                "root": head, "time": format_time(clock.now())}
         signed = checkpoints.sign(body, key) if key else {}
 
         def command(stream: MemoryStream) -> None:
-            stream.seal(body["size"], body["position"], body["root"],
-                        signed.get("public_key"), clock.now())
+            stream.seal(size, last, head, signed.get("public_key"), clock.now())
 
         rec, _ = self._commit(SYSTEM_AGENT, None, command)
         data = {**body, **signed, "event_id": rec.event.event_id, "event_position": rec.position}

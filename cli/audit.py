@@ -52,8 +52,10 @@ def audit(ctx: click.Context, agent: str | None, user: str | None, file: str | N
 @click.pass_context
 @run
 def audit_context(ctx: click.Context, agent: str, user: str, as_of: str, as_json: bool) -> None:
-    """Show what the agent had in context at a moment: the injected prompt and
-    the files it could load.
+    """Show what an agent had in context at a moment.
+
+    The injected prompt (identity, profile, tool notes) and the files it
+    could load through its memory tools, as they stood then.
 
     \b
     Example:
@@ -83,8 +85,10 @@ def audit_context(ctx: click.Context, agent: str, user: str, as_of: str, as_json
 @run
 def trace(ctx: click.Context, agent: str, user: str | None, file: str, line: int | None,
           grep: str | None, version: int | None, as_of: str | None, as_json: bool) -> None:
-    """Show where each line of a file came from: the dreams it went through
-    and the raw events under it, with their log file and line.
+    """Show where each line of a file came from.
+
+    The dreams it went through and the raw events under it, with their log
+    file and line.
 
     \b
     Example:
@@ -118,8 +122,9 @@ def trace(ctx: click.Context, agent: str, user: str | None, file: str, line: int
 @run
 def diff(ctx: click.Context, agent: str, user: str, file: str, old: int, new: int,
          as_json: bool) -> None:
-    """Show the difference between two versions of a file, with the report of
-    the dream that made the newer one.
+    """Show the difference between two versions of a file.
+
+    Ends with the report of the dream that made the newer version.
 
     \b
     Example:
@@ -154,8 +159,10 @@ def diff(ctx: click.Context, agent: str, user: str, file: str, old: int, new: in
 @run
 def export(ctx: click.Context, agent: str, user: str, since: str | None, until: str | None,
            out: str, as_json: bool) -> None:
-    """Write a bundle for an auditor: events, log entries, the latest
-    checkpoint, inclusion proofs and a README on verifying it.
+    """Write a bundle an auditor can verify without access to the home.
+
+    The pair's and its agent's events, their log entries, the latest
+    checkpoint, an inclusion proof per event and a README on verifying it.
 
     \b
     Example:

@@ -62,3 +62,12 @@ def test_the_strategies_in_the_context_docs_are_current() -> None:
     spec.loader.exec_module(doc)
     assert doc.render() in (ROOT / "docs/context.md").read_text(), \
         "docs/context.md is stale: run python scripts/context_doc.py"
+
+
+def test_the_audit_guide_shows_current_output() -> None:
+    spec = importlib.util.spec_from_file_location("audit_doc", ROOT / "scripts/audit_doc.py")
+    assert spec and spec.loader
+    doc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(doc)
+    text = (ROOT / "docs/audit.md").read_text()
+    assert doc.render(text) == text, "docs/audit.md is stale: run python scripts/audit_doc.py"

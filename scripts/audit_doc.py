@@ -20,6 +20,9 @@ from freezegun import freeze_time
 
 from kairos.cli.main import cli
 
+sys.path.insert(0, str(Path(__file__).parent))
+from docgen import run, splice  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "audit.md"
 
@@ -78,24 +81,9 @@ def run_all() -> dict[str, str]:
 
 def render(text: str) -> str:
     for marker, block in run_all().items():
-        start, end = f"<!-- q:{marker} -->", f"<!-- /q:{marker} -->"
-        head, _, rest = text.partition(start)
-        _, _, tail = rest.partition(end)
-        text = head + start + "\n" + block + "\n" + end + tail
+        text = splice(text, f"<!-- q:{marker} -->", f"<!-- /q:{marker} -->", block)
     return text
 
 
-def main() -> None:
-    text = DOC.read_text()
-    new = render(text)
-    if "--check" in sys.argv:
-        if new != text:
-            print("docs/audit.md is stale: run python scripts/audit_doc.py", file=sys.stderr)
-            sys.exit(1)
-        return
-    DOC.write_text(new)
-    print(f"wrote {DOC}")
-
-
 if __name__ == "__main__":
-    main()
+    run(DOC, render, "audit_doc.py")

@@ -13,6 +13,9 @@ from pathlib import Path
 from kairos.context import STRATEGIES, assemble, compare
 from kairos.memory import Memory
 
+sys.path.insert(0, str(Path(__file__).parent))
+from docgen import run, splice  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "context.md"
 START, END = "<!-- strategies:start -->", "<!-- strategies:end -->"
@@ -36,23 +39,8 @@ def render() -> str:
                         "", "| section | tokens |", "|---|---|"]
                 out += [f"| {s.title} | {s.tokens} |" for s in ctx.sections]
                 out.append(f"| **total** | **{ctx.total_tokens}** |")
-    out.append("")
     return "\n".join(out)
 
 
-def main() -> None:
-    text = DOC.read_text()
-    head, _, rest = text.partition(START)
-    _, _, tail = rest.partition(END)
-    new = head + START + "\n" + render() + END + tail
-    if "--check" in sys.argv:
-        if new != text:
-            print("docs/context.md is stale: run python scripts/context_doc.py", file=sys.stderr)
-            sys.exit(1)
-        return
-    DOC.write_text(new)
-    print(f"wrote {DOC}")
-
-
 if __name__ == "__main__":
-    main()
+    run(DOC, lambda text: splice(text, START, END, render()), "context_doc.py")

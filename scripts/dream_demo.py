@@ -19,6 +19,9 @@ from freezegun import freeze_time
 
 from kairos.cli.main import cli
 
+sys.path.insert(0, str(Path(__file__).parent))
+from docgen import run, splice  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "dream.md"
 START, END = "<!-- demo:start -->", "<!-- demo:end -->"
@@ -69,26 +72,12 @@ def render() -> str:
     return "\n".join(out)
 
 
-def splice(text: str, start: str, end: str, body: str) -> str:
-    head, _, rest = text.partition(start)
-    _, _, tail = rest.partition(end)
-    return head + start + "\n" + body + "\n" + end + tail
-
-
-def main() -> None:
-    text = DOC.read_text()
+def update(text: str) -> str:
     prompt = (ROOT / "kairos" / "distill" / "prompt.md").read_text().rstrip()
-    new = splice(text, "<!-- prompt:start -->", "<!-- prompt:end -->",
-                 "\n```text\n" + prompt + "\n```\n")
-    new = splice(new, START, END, render())
-    if "--check" in sys.argv:
-        if new != text:
-            print("docs/dream.md is stale: run python scripts/dream_demo.py", file=sys.stderr)
-            sys.exit(1)
-        return
-    DOC.write_text(new)
-    print(f"wrote {DOC}")
+    text = splice(text, "<!-- prompt:start -->", "<!-- prompt:end -->",
+                  "\n```text\n" + prompt + "\n```\n")
+    return splice(text, START, END, render())
 
 
 if __name__ == "__main__":
-    main()
+    run(DOC, update, "dream_demo.py")

@@ -14,15 +14,15 @@ from kairos.cli.main import cli
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def load_generator():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("cli_reference", ROOT / "scripts/cli_reference.py")
+def load_script(name: str):  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-GEN = load_generator()
+GEN = load_script("cli_reference")
 COMMANDS = [p for p in GEN.commands(cli, []) if p]
 
 
@@ -46,28 +46,19 @@ def test_every_command_has_a_summary_and_an_example(path: list[str]) -> None:
 
 
 def test_the_dream_walkthrough_and_prompt_in_the_docs_are_current() -> None:
-    spec = importlib.util.spec_from_file_location("dream_demo", ROOT / "scripts/dream_demo.py")
-    assert spec and spec.loader
-    demo = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(demo)
+    demo = load_script("dream_demo")
     doc = (ROOT / "docs/dream.md").read_text()
     assert (ROOT / "kairos/distill/prompt.md").read_text().rstrip() in doc
     assert demo.render() in doc, "docs/dream.md is stale: run python scripts/dream_demo.py"
 
 
 def test_the_strategies_in_the_context_docs_are_current() -> None:
-    spec = importlib.util.spec_from_file_location("context_doc", ROOT / "scripts/context_doc.py")
-    assert spec and spec.loader
-    doc = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(doc)
+    doc = load_script("context_doc")
     assert doc.render() in (ROOT / "docs/context.md").read_text(), \
         "docs/context.md is stale: run python scripts/context_doc.py"
 
 
 def test_the_audit_guide_shows_current_output() -> None:
-    spec = importlib.util.spec_from_file_location("audit_doc", ROOT / "scripts/audit_doc.py")
-    assert spec and spec.loader
-    doc = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(doc)
+    doc = load_script("audit_doc")
     text = (ROOT / "docs/audit.md").read_text()
     assert doc.render(text) == text, "docs/audit.md is stale: run python scripts/audit_doc.py"

@@ -18,7 +18,7 @@ from typing import Any
 
 from kairos.domain import SYSTEM_AGENT, MemoryStream, expected_hash, payload_of
 from kairos.errors import BadInput, NotFound
-from kairos.files import FILES, check_scope, file_spec
+from kairos.files import check_scope, file_spec
 from kairos.hashing import format_time
 from kairos.ids import check_id
 from kairos.projections.fold import fold
@@ -328,5 +328,5 @@ def verify_bundle(folder: str, public_key: str | None = None) -> dict[str, Any]:
             "signed": bool(cp.get("signature"))}
 
 
-__all__ = ["FILES", "context_at", "diff", "export", "query", "render_rows", "trace",
+__all__ = ["context_at", "diff", "export", "query", "render_rows", "trace",
            "verify_bundle"]

@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from kairos.errors import KairosError
-from kairos.files import FILES, file_spec
+from kairos.files import file_spec
 
 FILE_HELP = ("One of SOUL.md (your identity), ABOUT.md (your profile), TOOLS.md (your tool "
              "notes), USER.md (the user's profile), MEMORY.md (long-term memory about the "
@@ -204,4 +204,4 @@ def load_tools(path: str) -> list[dict[str, Any]]:
     return tools
 
 
-__all__ = ["FILES", "MEMORY_TOOLS", "ToolExecutor", "describe", "load_tools"]
+__all__ = ["MEMORY_TOOLS", "ToolExecutor", "describe", "load_tools"]

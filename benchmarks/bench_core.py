@@ -51,8 +51,12 @@ class Bare(Application):
     pass
 
 
-def bench_kairos(tmp: Path, n: int, pairs: int, url: str | None = None) -> float:
-    with Memory.init(str(tmp / f"kairos-home-{'pg' if url else 'sqlite'}"), url) as mem:
+def bench_kairos(tmp: Path, n: int, pairs: int, url: str | None = None,
+                 files: bool = True) -> float:
+    name = f"kairos-home-{'pg' if url else 'sqlite'}{'' if files else '-nofiles'}"
+    with Memory.init(str(tmp / name), url) as mem:
+        if not files:  # an experiment: what the materialized files cost a write
+            mem.engine.materialize = lambda changes: None  # type: ignore[method-assign]
         for p in range(pairs):  # open the streams first, as a running system has them
             mem.write("agent", "MEMORY.md", "warm-up", user=f"u{p}")
         start = time.perf_counter()
@@ -156,6 +160,9 @@ def main() -> None:
               f"raw sqlite3 {r:8.0f}")
         print(f"ratios            kairos/bare {k / b:6.0%}   kairos/raw {k / r:6.0%}   "
               f"bare/raw {b / r:6.0%}")
+        nf = bench_kairos(tmp, args.writes, args.pairs, files=False)
+        print(f"experiment        kairos without materialized files {nf:8.0f}/s "
+              f"({nf / b:.0%} of bare)")
         if args.pg:
             kp = bench_kairos(tmp, args.writes, args.pairs, args.pg)
             bp = bench_bare(tmp, args.writes, args.pairs, args.pg + "_bare")

@@ -12,7 +12,6 @@ import difflib
 import io
 import json
 import os
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -89,15 +88,6 @@ def context_at(memory: Any, agent: str, user: str, as_of: str) -> dict[str, Any]
                  for name in ("USER.md", "MEMORY.md")}
     return {"agent": agent, "user": user, "as_of": _when(as_of), "prompt": ctx.prompt,
             "on_demand": on_demand}
-
-
-@dataclass
-class Traced:
-    line: int
-    text: str
-    dream: dict[str, Any] | None
-    via: list[dict[str, Any]]
-    sources: list[dict[str, Any]] = field(default_factory=list)
 
 
 def trace(memory: Any, agent: str, user: str | None, file: str, *, line: int | None = None,

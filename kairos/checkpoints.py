@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from kairos.errors import BadInput, KairosError
+from kairos.errors import BadInput
 from kairos.hashing import canonical
 from kairos.merkle import consistency_proof, leaf_hash, root, verify_consistency
 from kairos.store import Recorded, Store
@@ -170,7 +170,3 @@ def verify_checkpoint(store: Store, data: dict[str, Any],
                                "inserted or reordered", size, n)
     return CheckpointCheck(True, f"the history ({n} events) extends the checkpoint "
                            f"({size} events, root {str(data['root'])[:16]}…)", size, n)
-
-
-class CheckpointError(KairosError):
-    exit_code = 1

@@ -25,7 +25,6 @@ from kairos.logformat import (
     LogFormatError,
     day_of,
     file_header,
-    parse_day,
     parse_entries,
     render_entry,
 )
@@ -235,12 +234,6 @@ class LogMirror:
             self._write(day, text)
         self.tail = plan.tail
 
-    def append(self, recorded: Iterable[Recorded]) -> dict[int, tuple[str, int]]:
-        """Plan and write; return each position's (file, line)."""
-        plan = self.plan(recorded)
-        self.write(plan)
-        return plan.where
-
     def _write(self, day: str, text: str) -> None:
         path = self.path_for(day)
         new_dirs = []
@@ -267,24 +260,6 @@ class LogMirror:
             _fsync_dir(os.path.dirname(nd))
 
     # -- reading -------------------------------------------------------------
-    def entries(self, *, after: int = 0) -> Iterator[tuple[str, Entry]]:
-        """Every entry of every day file, oldest first, as (relative path, entry).
-
-        :raises LogFormatError: (with ``path`` set) at the first damaged line.
-        """
-        for day, path in self.day_files():
-            with open(path, encoding="utf-8", newline="") as f:
-                text = f.read()
-            try:
-                parsed = parse_day(text, day)
-            except LogFormatError as e:
-                e.path = self.relpath(path)  # type: ignore[attr-defined]
-                raise
-            rel = self.relpath(path)
-            for entry in parsed:
-                if entry.position > after:
-                    yield rel, entry
-
     def locate(self, positions: set[int] | None = None) -> dict[int, tuple[str, int]]:
         """The (file, line) of entries in the logs (all of them when ``positions``
         is None), found by their header lines alone, newest files first."""
@@ -356,7 +331,7 @@ def _last_whole_before(data: bytes, start: int, day: str) -> Entry | None:
 def expected_days(recorded: Iterable[Recorded]) -> Iterator[tuple[str, str]]:
     """The day files the logs must hold for these events, as (day, text).
 
-    The same placement rule as :meth:`LogMirror.append`, so logs regenerated
+    The same placement rule as :meth:`LogMirror.plan`, so logs regenerated
     from the store are byte-identical to logs written one event at a time.
     """
     day: str | None = None

@@ -9,7 +9,6 @@ instead of silently losing writes.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 from uuid import UUID
@@ -91,11 +90,3 @@ def restore_events(factory: DurableSQLiteFactory, rows: Iterable[tuple[int, Stor
             "INSERT INTO stored_events (rowid, originator_id, originator_version, topic, state) "
             "VALUES (?, ?, ?, ?, ?)", params())
     return count
-
-
-def check_sqlite_path(path: str) -> None:
-    """Open the file once, outside the pool, to turn errors into one clear line."""
-    try:
-        sqlite3.connect(path).close()
-    except sqlite3.Error as e:
-        raise StoreUnavailable(f"cannot open SQLite store {path}: {e}") from None

@@ -23,6 +23,11 @@ from kairos.cli.common import (
 from kairos.memory import Memory
 
 
+def warn_over_limit(file: str, size: int | None, limit: int | None) -> None:
+    click.echo(f"warning: {file} is {size} chars, over its soft limit of {limit}: compress",
+               err=True)
+
+
 @click.group()
 @click.option("--home", envvar="KAIROS_HOME", type=click.Path(file_okay=False),
               help="The home directory [env KAIROS_HOME; default: the current directory].")
@@ -101,8 +106,7 @@ def write(ctx: click.Context, agent: str, user: str | None, file: str, replace: 
         return
     click.echo(f"{result.event_id} {result.position}")
     if result.over_limit:
-        click.echo(f"warning: {file} is {result.size} chars, over its soft limit of "
-                   f"{result.limit}: compress", err=True)
+        warn_over_limit(file, result.size, result.limit)
 
 
 @cli.command()
@@ -136,8 +140,7 @@ def read(ctx: click.Context, agent: str, user: str | None, file: str, as_of: str
     else:
         click.echo(result.content, nl=False)
         if result.over_limit:
-            click.echo(f"warning: {file} is {result.size} chars, over its soft limit of "
-                       f"{result.limit}: compress", err=True)
+            warn_over_limit(file, result.size or 0, result.limit)
 
 
 @cli.command()

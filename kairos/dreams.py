@@ -388,7 +388,6 @@ class Dreams:
 
     def stats(self) -> dict[str, Any]:
         now = clock.now()
-        pending = {(r["agent"], r["user"]) for r in self.list(pending=True)}
         counts: dict[tuple[str, str], int] = {}
         for r in self.list(pending=True):
             counts[(r["agent"], r["user"])] = counts.get((r["agent"], r["user"]), 0) + 1
@@ -404,7 +403,7 @@ class Dreams:
             duplicates = len(memory) - len(RulesDistiller._merge(memory, [], {"merged": 0}))
             stale = sum(1 for ln in memory if context.ttl_days
                         and (now - ln.written_at).days > context.ttl_days)
-            sizes = {name: size(render(fold(events).get(name, [])))
+            sizes = {name: self.mem.read(agent, name, user=user).size
                      for name in ("MEMORY.md", "USER.md")}
             rows.append({"agent": agent, "user": user,
                          "memory": [sizes["MEMORY.md"], context.limits["MEMORY.md"]],
@@ -418,7 +417,7 @@ class Dreams:
                   "over_limit": sum(1 for r in rows if r["memory"][0] > r["memory"][1]),
                   "duplicates": sum(r["duplicates"] for r in rows),
                   "stale": sum(r["stale"] for r in rows),
-                  "pairs_with_pending": len(pending)}
+                  "pairs_with_pending": len(counts)}
         return {"pairs": rows, "totals": totals}
 
 

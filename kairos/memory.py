@@ -308,11 +308,11 @@ class Memory:
         limit = self.limit_of(spec)
         if sum(x is not None for x in (as_of, version, stream_version)) > 1:
             raise BadInput("give only one of --as-of, --version and --stream-version")
-        for value, what in ((version, "version"), (stream_version, "stream version")):
-            if value is not None and (not isinstance(value, int) or value < (
-                    0 if what == "version" else 1)):
-                raise BadInput(f"{what} must be a {'non-negative' if what == 'version' else 'positive'}"
-                               " integer")
+        if version is not None and (not isinstance(version, int) or version < 0):
+            raise BadInput("version must be a non-negative integer")
+        if stream_version is not None and (not isinstance(stream_version, int)
+                                           or stream_version < 1):
+            raise BadInput("stream version must be a positive integer")
         shown = None
         if version is not None:
             content = self.dreams.read_version(agent, user, spec.name, version)

@@ -84,6 +84,11 @@ def size(text: str) -> int:
     return max(len(text) - 1, 0)
 
 
+def lines_size(lines: list[tuple[str, list[str]]]) -> int:
+    """The size of a file made of these (text, sources) lines."""
+    return max(sum(len(text) + 1 for text, _ in lines) - 1, 0)
+
+
 def size_after_write(segments: Segments, text: str, mode: str) -> int:
     """The size the file would have after a write, for the limit checks."""
     if mode == "replace" or not segments:

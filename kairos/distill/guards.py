@@ -13,6 +13,7 @@ from typing import Any
 from kairos.distill.base import Context
 from kairos.errors import KairosError
 from kairos.files import FILES, TOPIC
+from kairos.projections.fold import lines_size
 
 
 class GuardFailed(KairosError):
@@ -23,10 +24,6 @@ class GuardFailed(KairosError):
 
 def allowed_file(name: str) -> bool:
     return name in ("MEMORY.md", "USER.md") or TOPIC.fullmatch(name) is not None
-
-
-def size(lines: list[tuple[str, list[str]]]) -> int:
-    return max(sum(len(text) + 1 for text, _ in lines) - 1, 0)
 
 
 def check(files: dict[str, list[tuple[str, list[str]]]], dropped: list[dict[str, Any]],
@@ -56,8 +53,8 @@ def check(files: dict[str, list[tuple[str, list[str]]]], dropped: list[dict[str,
                 raise GuardFailed(f"{name}: line {text[:60]!r} cites {source}, which belongs "
                                   "to another pair")
         limit = context.limits.get(name) or (FILES[name].limit if name in FILES else 5000)
-        if size(lines) > limit:
-            raise GuardFailed(f"{name} would be {size(lines)} chars, over its limit of {limit}")
+        if lines_size(lines) > limit:
+            raise GuardFailed(f"{name} would be {lines_size(lines)} chars, over its limit of {limit}")
     _check_loss(files, dropped, context, max_loss)
 
 

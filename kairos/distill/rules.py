@@ -30,6 +30,7 @@ from datetime import timedelta
 from kairos.distill.base import Context, Draft, Line
 from kairos.distill.timewords import resolve
 from kairos.files import TOPIC_LIMIT
+from kairos.projections.fold import lines_size
 
 NEAR = 0.85  # word-set overlap (Jaccard) at which two lines count as one fact
 ARCHIVE = "topics/archive.md"
@@ -217,11 +218,8 @@ class RulesDistiller:
                dropped: list[dict[str, object]]) -> dict[str, object]:
         moved: list[dict[str, str]] = []
 
-        def size(lines: list[tuple[str, list[str]]]) -> int:
-            return max(sum(len(t) + 1 for t, _ in lines) - 1, 0)
-
         user = out.get("USER.md", [])
-        total = size(user)
+        total = lines_size(user)
         while user and total > context.limits["USER.md"]:
             text, sources = user.pop(0)
             total -= len(text) + 1
@@ -229,11 +227,11 @@ class RulesDistiller:
                             "reason": "over the limit"})
         memory = out.get("MEMORY.md", [])
         limit = context.limits["MEMORY.md"]
-        if size(memory) > limit:
+        if lines_size(memory) > limit:
             # Move the oldest lines out, into archive topic files each within
             # the topic limit, until what stays fits beside a pointer line.
             room = limit - 120  # the pointer line
-            keep_size = size(memory)
+            keep_size = lines_size(memory)
             cut = 0
             while cut < len(memory) and keep_size > room:
                 keep_size -= len(memory[cut][0]) + 1
@@ -248,7 +246,7 @@ class RulesDistiller:
             names = sorted(archives)
             where = names[0] if len(names) == 1 else f"{names[0]} to {names[-1]}"
             out["MEMORY.md"] = [*keep, (f"{len(gone)} older facts moved to {where}.", sources)]
-        return {"sizes": {name: [size(lines), context.limits.get(name, TOPIC_LIMIT)]
+        return {"sizes": {name: [lines_size(lines), context.limits.get(name, TOPIC_LIMIT)]
                           for name, lines in sorted(out.items())},
                 "moved": len(moved)}
 

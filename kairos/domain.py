@@ -14,6 +14,7 @@ its place in the per-stream hash chain (``prev``, ``hash``); see
 from __future__ import annotations
 
 import dataclasses
+import functools
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -37,9 +38,10 @@ BASE_FIELDS = frozenset(
 )
 
 
-def payload_fields(cls: type) -> list[str]:
+@functools.cache
+def payload_fields(cls: type) -> tuple[str, ...]:
     """The payload field names of an event class, in declaration order."""
-    return [f.name for f in dataclasses.fields(cls) if f.name not in BASE_FIELDS]
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in BASE_FIELDS)
 
 
 def payload_of(event: Any) -> dict[str, Any]:

@@ -1,26 +1,27 @@
-"""The write path and the machinery that keeps store, read models, files and
-logs in step.
+"""The write path and the machinery that keeps store, read models, logs and
+files in step.
 
 A write, under the home's writer lock:
 
 1. commits its events to the store **and**, in the same transaction (a hook
    in the recorder), the read-model rows, including the log file and line
    each entry is about to get;
-2. writes the materialized files the events changed;
-3. appends the planned entries to the dated logs and fsyncs them.
+2. appends the planned entries to the dated logs and fsyncs them;
+3. returns, and a background thread writes the materialized files the
+   events changed (:class:`~kairos.projections.materialize.Materializer`).
 
-Positions keep the three in step: the store's highest notification id, the
-read model's position row (committed with its events), and the last entry of
-the newest log file.  The materialized files are covered by the log position:
-they are written before the log append, so a crash anywhere after the commit
-leaves the logs behind the store, and :meth:`Engine.catch_up` — run on every
-open and by any writer that finds the positions off — writes the files and
-appends the entries of every event after the last logged one, in order,
-exactly once.
+Positions keep them in step: the store's highest notification id, the read
+model's position row (committed with its events), the last entry of the
+newest log file, and the files position.  A crash after the commit leaves
+the logs behind the store, and :meth:`Engine.catch_up` — run on every open and
+by any writer that finds the positions off — appends the entries of every
+event after the last logged one, in order, exactly once; the files catch up
+from their own position.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator, Sequence
 from itertools import islice
@@ -29,18 +30,18 @@ from typing import Any
 from kairos.domain import MemoryStream
 from kairos.errors import Inconsistent
 from kairos.logmirror import LogMirror, Plan, Repair
-from kairos.projections.fold import touched
 from kairos.projections.indexer import Indexer
-from kairos.projections.materialize import file_path, write_file
-from kairos.projections.readmodel import FileChange, ReadModel, create_read_engine
+from kairos.projections.materialize import Materializer
+from kairos.projections.readmodel import ReadModel, create_read_engine
 from kairos.store import Recorded, Store
 
 # Test-only fault injection: a process with this variable set dies right
-# after the store commit ("store") or right after writing the materialized
-# files, before the log append ("files") — the crashes the recovery tests
+# after the store commit ("store"), or right after the log append, before
+# any materialized file is written ("log") — the crashes the recovery tests
 # simulate.
 CRASH_AFTER = "KAIROS_TEST_CRASH_AFTER"
 PAGE = 1000
+log = logging.getLogger("kairos")
 
 
 def chunks(items: Iterator[Recorded], size: int = PAGE) -> Iterator[list[Recorded]]:
@@ -68,12 +69,17 @@ class Engine:
             raise
         self.indexer = Indexer(self.store.paramstyle)
         self.mirror = LogMirror(os.path.join(home, "logs"))
+        self.files = Materializer(home, self.readmodel)
         # The position up to which this process knows store, read model,
         # files and logs agree (None until it has checked).
         self.synced: int | None = None
         self.repairs: list[Repair] = []
 
     def close(self) -> None:
+        try:
+            self.files.close()
+        except OSError as e:  # derived files: the next open writes them
+            log.warning("could not write the materialized files: %s", e)
         self.readmodel.close()
         self.store.close()
 
@@ -107,16 +113,18 @@ class Engine:
                     "at that position: run `kairos verify`"
                 )
         self.catch_up()
+        self.files.flush()
 
     def catch_up(self) -> None:
-        """Bring read models, files and logs up to the store's last position."""
+        """Bring the read model and the logs up to the store's last position
+        (the files follow, see :class:`Materializer`)."""
         self.repairs.extend(self.mirror.scan_tail())
         log_pos = self.mirror.current_tail().position
         rm_pos = self.readmodel.position()
+        moved = False
         for chunk in chunks(self.store.read(after=min(log_pos, rm_pos))):
             plan = self.mirror.plan([r for r in chunk if r.position > log_pos])
             for_rm = [r for r in chunk if r.position > rm_pos]
-            changes: list[FileChange] = []
             if for_rm:
                 where = dict(plan.where)
                 missing = {r.position for r in for_rm} - where.keys()
@@ -126,34 +134,19 @@ class Engine:
                     applied = self.indexer.apply(cursor, for_rm, where, expect=rm_pos)
                 if applied is None:
                     raise Inconsistent("the read model moved during catch-up: try again")
-                changes = applied
                 rm_pos = for_rm[-1].position
-            self._finish(plan, changes, [r for r in chunk if r.position > log_pos])
+            if plan.chunks:
+                self.mirror.write(plan)
             log_pos = max(log_pos, chunk[-1].position)
+            moved = True
         self.synced = self.store.max_position()
-
-    def _finish(self, plan: Plan, changes: list[FileChange], logged: Sequence[Recorded]) -> None:
-        """Write the files of the events about to be logged, then log them."""
-        if not logged:
-            return
-        written = {(c.agent, c.user, c.file) for c in changes}
-        self.materialize(changes)
-        # Events applied to the read model earlier (a crash after the commit):
-        # their files may be stale on disk, so write them from the read model.
-        for e in (r.event for r in logged):
-            for name in touched(e):
-                if (e.agent, e.user, name) not in written:
-                    written.add((e.agent, e.user, name))
-                    row = self.readmodel.file(e.agent, e.user, name)
-                    write_file(file_path(self.home, e.agent, e.user, name),
-                               row.content if row else "")
-        _crash_point("files")
-        self.mirror.write(plan)
+        if moved:
+            self.files.notify()
 
     # -- the write path --------------------------------------------------------------
     def commit(self, stream: MemoryStream) -> list[Recorded]:
         """Save a stream's pending events, with their read-model rows, then
-        write the changed files and the log entries (lock held).
+        append their log entries; the files follow (lock held).
 
         :raises kairos.store.Conflict: when another writer took the version.
         """
@@ -166,22 +159,29 @@ class Engine:
                 return  # someone else wrote: catch up in order after the commit
             recorded = [Recorded(p, e) for p, e in zip(ids, pending, strict=True)]
             plan = self.mirror.plan(recorded)
-            changes = self.indexer.apply(cursor, recorded, plan.where, expect=before)
+            changes = self.indexer.apply(cursor, recorded, plan.where, expect=before,
+                                         final=stream.files)
             if changes is not None:
-                done.update(plan=plan, changes=changes, recorded=recorded)
+                done.update(plan=plan)
 
         recorded = self.store.save(stream, in_transaction)
         _crash_point("store")
         if done:
-            self._finish(done["plan"], done["changes"], done["recorded"])
+            self.mirror.write(done["plan"])
             self.synced = recorded[-1].position
+            _crash_point("log")
+            self.files.notify()
         else:
             self.catch_up()
         return recorded
 
-    def materialize(self, changes: list[FileChange]) -> None:
-        for c in changes:
-            write_file(file_path(self.home, c.agent, c.user, c.file), c.content)
-
     def stream(self, agent: str, user: str | None) -> Any:
-        return self.store.get(MemoryStream.stream_id(agent, user))
+        """Load a stream (lock held).  While no other process has written since
+        this one last did, the cached stream is current as it is: skip the
+        library's fast-forward query."""
+        stream_id = MemoryStream.stream_id(agent, user)
+        if self.synced is not None and self.synced == self.store.max_position():
+            cached = self.store.cached(stream_id)
+            if cached is not None:
+                return cached
+        return self.store.get(stream_id)

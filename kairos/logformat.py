@@ -27,6 +27,7 @@ event exactly, for any text.  This module does no I/O.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -95,6 +96,7 @@ def unescape_line(line: str) -> str:
     return _UNESCAPE.sub(_unescape_char, line)
 
 
+@functools.lru_cache(maxsize=4096)  # ids, file names, modes: the same few values
 def _is_bare(value: str) -> bool:
     if SAFE.fullmatch(value) is None:
         return False

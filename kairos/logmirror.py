@@ -89,6 +89,10 @@ class LogMirror:
         return os.path.join(self.root, day[:4], day[5:7], f"{day}.md")
 
     def relpath(self, path: str) -> str:
+        """A log file's path relative to the home, with forward slashes."""
+        inside = self.root + os.sep
+        if path.startswith(inside):  # every day file: no need for os.path.relpath
+            return os.path.basename(self.root) + "/" + path[len(inside):].replace(os.sep, "/")
         return os.path.relpath(path, os.path.dirname(self.root)).replace(os.sep, "/")
 
     def day_files(self) -> list[tuple[str, str]]:

@@ -177,7 +177,18 @@ class Memory:
         return cls(path, db)
 
     def close(self) -> None:
+        """Write the materialized files still pending and release the store."""
         self.engine.close()
+
+    def flush(self) -> int:
+        """Bring the materialized files (``memory/…``) up to date now.
+
+        Writes return once the event is in the store, the read model and the
+        logs; its files follow within moments, from a background thread.  Call
+        this when something is about to read the files themselves.  Returns
+        how many files were written.
+        """
+        return self.engine.files.flush()
 
     def __enter__(self) -> Memory:
         return self

@@ -100,27 +100,29 @@ def _all_entries(engine: Engine) -> Any:
 
 def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
     home = engine.home
-    before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
-    engine.readmodel.reset()
-    where = engine.mirror.locate()
-    position = 0
-    with engine.store.transaction() as cursor:
-        for chunk in chunks(engine.store.read(), 5000):
-            engine.indexer.apply(cursor, chunk, where, expect=position)
-            position = chunk[-1].position
-            report.events += len(chunk)
-    engine.readmodel.create_indexes()
-    after = {}
-    for row in engine.readmodel.all_files():
-        rel = os.path.relpath(file_path(home, row.agent, row.user, row.file), home)
-        after[rel] = row.content
-    for rel in sorted(set(before) | set(after)):
-        old, new = before.get(rel), after.get(rel)
-        if old != new:
-            status = "missing" if old is None else "extra" if new is None else "changed"
-            report.changed.append({"file": rel, "status": status,
-                                   "was": _digest(old) or "-", "now": _digest(new) or "-"})
-            write_file(os.path.join(home, rel), new or "")
+    with engine.files.locked():  # no flush may write files from a half-built read model
+        before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
+        engine.readmodel.reset()
+        where = engine.mirror.locate()
+        position = 0
+        with engine.store.transaction() as cursor:
+            for chunk in chunks(engine.store.read(), 5000):
+                engine.indexer.apply(cursor, chunk, where, expect=position)
+                position = chunk[-1].position
+                report.events += len(chunk)
+        engine.readmodel.create_indexes()
+        after = {}
+        for row in engine.readmodel.all_files():
+            rel = os.path.relpath(file_path(home, row.agent, row.user, row.file), home)
+            after[rel] = row.content
+        for rel in sorted(set(before) | set(after)):
+            old, new = before.get(rel), after.get(rel)
+            if old != new:
+                status = "missing" if old is None else "extra" if new is None else "changed"
+                report.changed.append({"file": rel, "status": status,
+                                       "was": _digest(old) or "-", "now": _digest(new) or "-"})
+                write_file(os.path.join(home, rel), new or "")
+        engine.files.set_position(position)
     report.files = len(after)
 
 

@@ -148,6 +148,16 @@ class Store:
         except AggregateNotFoundError:
             return None
 
+    def cached(self, stream_id: UUID) -> MemoryStream | None:
+        """The cached stream as it is (no fast-forward), or None."""
+        cache = self.app.repository.cache
+        if cache is None:
+            return None
+        try:
+            return cache.get(stream_id)  # type: ignore[no-any-return]
+        except KeyError:
+            return None
+
     def save(self, stream: MemoryStream,
              in_transaction: Callable[[Any, list[int]], None] | None = None) -> list[Recorded]:
         """Commit the stream's pending events; ``in_transaction(cursor, ids)``

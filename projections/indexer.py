@@ -20,9 +20,11 @@ from kairos.projections.fold import Files, apply_event, render, touched
 from kairos.projections.readmodel import FileChange, text_of
 
 SELECT_POSITION = "SELECT position FROM memory_positions WHERE name = 'index'"
-UPSERT_POSITION = (
-    "INSERT INTO memory_positions (name, position) VALUES ('index', ?) "
-    "ON CONFLICT (name) DO UPDATE SET position = excluded.position"
+# Moves the position only from where the caller expects it: no row comes
+# back when another writer or a restore got there first.
+MOVE_POSITION = (
+    "UPDATE memory_positions SET position = ? WHERE name = 'index' AND position = ? "
+    "RETURNING position"
 )
 INSERT_INDEX = (
     "INSERT INTO memory_index (position, event_id, stream_id, version, type, agent_id, "
@@ -62,17 +64,20 @@ class Indexer:
         return int(self._one(cursor, SELECT_POSITION) or 0)
 
     def apply(self, cursor: Any, recorded: Sequence[Any], where: dict[int, tuple[str, int]],
-              *, expect: int) -> list[FileChange] | None:
+              *, expect: int, final: Files | None = None) -> list[FileChange] | None:
         """Apply events (each with ``.position`` and ``.event``) that follow
         position ``expect``; return the files they changed.
 
         Returns None, applying nothing, when the read model is not at
         ``expect`` (another writer or a restore got there first; the caller
-        catches up in order instead).
+        catches up in order instead).  ``final``: the files of the one stream
+        all these events belong to, as they stand after them (the write path
+        has them in the aggregate: the same fold, so no need to read and fold
+        the stored segments again).
         """
         if not recorded:
             return []
-        if self.position(cursor) != expect:
+        if self._one(cursor, MOVE_POSITION, (recorded[-1].position, expect)) is None:
             return None
         rows: list[tuple[Any, ...]] = []
         retracted: list[tuple[str, str]] = []
@@ -91,8 +96,12 @@ class Indexer:
                 retracted.extend((e.event_id, eid) for eid in e.retracts)
             for name in touched(e):
                 key = (e.agent, e.user or "", name)
-                files = state[key][0] if key in state else self._load(cursor, key)
-                state[key] = (apply_event(files, e), e.originator_version, r.position, at)
+                if final is not None:
+                    files = {name: final.get(name, [])}
+                else:
+                    files = apply_event(state[key][0] if key in state else self._load(cursor, key),
+                                        e)
+                state[key] = (files, e.originator_version, r.position, at)
         cursor.executemany(self._sql(INSERT_INDEX), rows)
         if retracted:
             cursor.executemany(self._sql(MARK_RETRACTED), retracted)
@@ -103,7 +112,6 @@ class Indexer:
             cursor.execute(self._sql(UPSERT_FILE), (agent, user, name, content,
                                                     json.dumps(segments), version, position, at))
             changes.append(FileChange(agent, user or None, name, content))
-        cursor.execute(self._sql(UPSERT_POSITION), (recorded[-1].position,))
         return changes
 
     def _load(self, cursor: Any, key: tuple[str, str, str]) -> Files:

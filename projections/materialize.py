@@ -1,15 +1,33 @@
 """Materialized memory files in the home, for people and tools that read files.
 
 ``memory/<agent>/SOUL.md`` and ``memory/<agent>/users/<user>/MEMORY.md``.
-Each file is replaced atomically (write a temporary file, fsync, rename), so
-a reader sees the old text or the new, never half of one; a file whose text
+Each file is replaced atomically (write a temporary file, rename), so a
+reader sees the old text or the new, never half of one; a file whose text
 became empty is removed (an absent file and an empty one are the same thing).
-These files are a convenience: the read model is what Kairos itself reads.
+
+These files are a convenience: the read model is what Kairos itself reads,
+and it commits with each event.  So the files are written *after* a write
+returns, by a :class:`Materializer` thread, and tracked by a position of their
+own (``memory/.position``): every file changed by an event at or below it is
+on disk.  A process that dies before its files are written leaves the
+position behind, and the next open (or any later flush, by any process)
+writes what is missing from the read model.  ``Memory.close`` and
+``Memory.flush`` return only once the files are current.
 """
 
 from __future__ import annotations
 
+import fcntl
+import logging
 import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+log = logging.getLogger("kairos")
+POSITION = ".position"
 
 
 def file_path(home: str, agent: str, user: str | None, name: str) -> str:
@@ -22,10 +40,10 @@ def file_path(home: str, agent: str, user: str | None, name: str) -> str:
 def write_file(path: str, content: str) -> None:
     """Atomically set ``path`` to ``content``; remove it when ``content`` is empty.
 
-    Callers hold the home's writer lock, so one fixed temporary name per file
-    is enough.  The file is not fsynced: it is derived, and ``kairos rebuild``
-    re-derives it after a power cut; the event store and the logs are what
-    must be durable, and they are.
+    Callers hold the files lock (:meth:`Materializer.locked`), so one fixed
+    temporary name per file is enough.  The file is not fsynced: it is
+    derived, and the files position or ``kairos rebuild`` re-derives it; the
+    event store and the logs are what must be durable, and they are.
     """
     if not content:
         if os.path.exists(path):
@@ -60,3 +78,92 @@ def existing_files(home: str) -> list[str]:
             if name.endswith(".md") and not name.startswith(".tmp-"):
                 found.append(os.path.relpath(os.path.join(dirpath, name), home))
     return sorted(found)
+
+
+class Materializer:
+    """Keeps ``memory/`` in step with the read model, off the write path.
+
+    :meth:`notify` after a commit wakes a background thread, which waits
+    ``delay`` seconds (so a burst of writes to one file costs one rename) and
+    then :meth:`flush`-es.  Every flush, in any process, takes the files lock,
+    reads the read model's position and every file changed after the files
+    position, writes them, and moves the position: the newest text always
+    lands last, whichever process writes it.
+    """
+
+    def __init__(self, home: str, readmodel: Any, delay: float = 0.01):
+        self.home = home
+        self.root = os.path.join(home, "memory")
+        self.readmodel = readmodel
+        self.delay = delay
+        self._mutex = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+
+    # -- the files position ----------------------------------------------------
+    def position(self) -> int:
+        try:
+            with open(os.path.join(self.root, POSITION), "rb") as f:
+                return int(f.read().strip() or 0)
+        except (FileNotFoundError, ValueError):
+            return 0
+
+    def set_position(self, position: int) -> None:
+        write_file(os.path.join(self.root, POSITION), f"{position}\n")
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the files lock (this process's mutex and a ``flock`` shared
+        with every other process writing this home's files)."""
+        with self._mutex:
+            os.makedirs(self.root, exist_ok=True)
+            fd = os.open(os.path.join(self.root, ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                yield
+            finally:
+                os.close(fd)
+
+    # -- writing -----------------------------------------------------------------
+    def flush(self) -> int:
+        """Write every file changed since the files position; return how many."""
+        with self.locked():
+            done = self.position()
+            upto, rows = self.readmodel.changed_files(done)
+            if upto < done:  # the read model was rebuilt behind the files: redo all
+                upto, rows = self.readmodel.changed_files(0)
+            for agent, user, name, content in rows:
+                write_file(file_path(self.home, agent, user, name), content)
+            if upto != done:
+                self.set_position(upto)
+            return len(rows)
+
+    def notify(self) -> None:
+        """A commit changed the read model: write its files soon."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="kairos-files", daemon=True)
+            self._thread.start()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            if self.delay:
+                time.sleep(self.delay)
+            self._wake.clear()
+            if self._stopping:  # checked after the clear: close() sets it first
+                return
+            try:
+                self.flush()
+            except Exception as e:  # the next flush (or open) retries
+                log.warning("could not write the materialized files: %s", e)
+
+    def close(self) -> None:
+        """Stop the thread and write what is left."""
+        if self._thread is not None:
+            self._stopping = True
+            self._wake.set()
+            self._thread.join()
+            self._thread = None
+        self.flush()

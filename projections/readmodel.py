@@ -6,7 +6,7 @@ Two tables answer every read without replaying history:
   came from) of every memory file, one row per agent or pair and file;
 * ``memory_index`` — one row per event: position, id, stream, type, scope,
   actor, session, time, text, who retracted it, and where it sits in the
-  dated logs.  Indexed by pair and time, file, type, actor and session.
+  dated logs.  Indexed by id, pair and time, stream, time and dream.
 
 ``memory_positions`` records the last position applied, in the same
 transaction as the rows, so a crash never applies an event twice or skips
@@ -39,6 +39,7 @@ from sqlalchemy import (
     func,
     select,
 )
+from sqlalchemy import text as sql_text
 
 metadata = MetaData()
 
@@ -72,9 +73,6 @@ index = Table(
 Index("memory_index_pair_time", index.c.agent_id, index.c.user_id, index.c.recorded_at)
 Index("memory_index_stream", index.c.stream_id, index.c.version)
 Index("memory_index_time", index.c.recorded_at)
-Index("memory_index_type", index.c.type)
-Index("memory_index_actor", index.c.actor)
-Index("memory_index_session", index.c.session_id)
 Index("memory_index_ref", index.c.ref)
 files_table = Table(
     "memory_files", metadata,
@@ -89,11 +87,30 @@ files_table = Table(
 )
 
 
+files_position = Index("memory_files_position", files_table.c.position)
+
+
 def m001_initial(conn: Connection) -> None:
     metadata.create_all(conn, tables=[positions, index, files_table])
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial]
+def m002_lighter_writes(conn: Connection) -> None:
+    """Fewer indexes to update on every write, files found by position.
+
+    Type, actor and session have few distinct values or are always asked
+    for together with a pair, which ``memory_index_pair_time`` serves; the
+    materialized files are written after the write returns, by position
+    (:class:`~kairos.projections.materialize.Materializer`); the position row
+    exists from the start, so a writer moves it with one conditional update.
+    """
+    for name in ("memory_index_type", "memory_index_actor", "memory_index_session"):
+        conn.execute(sql_text(f"DROP INDEX IF EXISTS {name}"))
+    files_position.create(conn, checkfirst=True)
+    if conn.scalar(select(positions.c.position).where(positions.c.name == "index")) is None:
+        conn.execute(positions.insert().values(name="index", position=0))
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_writes]
 READ_MODEL_TABLES = (files_table, index, positions, migrations_table)
 
 
@@ -186,6 +203,19 @@ class ReadModel:
     def _position(self, conn: Connection) -> int:
         value = conn.scalar(select(positions.c.position).where(positions.c.name == "index"))
         return int(value or 0)
+
+    def changed_files(self, after: int) -> tuple[int, list[tuple[str, str | None, str, str]]]:
+        """The read model's position and every file changed after ``after``
+        (agent, user or None, file, text; an empty text: the file is gone).
+
+        The position is read first, so the files are at least that new.
+        """
+        with self.engine.connect() as conn:
+            upto = self._position(conn)
+            rows = conn.execute(select(files_table.c.agent_id, files_table.c.user_id,
+                                       files_table.c.file, files_table.c.content)
+                                .where(files_table.c.position > after)).all()
+        return upto, [(r.agent_id, r.user_id or None, r.file, r.content) for r in rows]
 
     # -- reading -------------------------------------------------------------------
     def file(self, agent: str, user: str | None, name: str) -> FileRow | None:

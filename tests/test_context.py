@@ -72,6 +72,7 @@ def test_the_generated_part_is_never_stored(mem: Memory, home: Path) -> None:
     for strategy in STRATEGIES:
         assemble(mem, "ada", "sam", strategy=strategy)
     assert store_rows(mem) == before
+    mem.flush()
     assert (home / "memory/ada/TOOLS.md").read_text() == "calendar: confirm the time zone.\n"
 
 

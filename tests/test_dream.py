@@ -374,6 +374,7 @@ def test_rebuild_after_dreams_and_rollbacks_is_byte_identical(mem: Memory, home:
     mem.dreams.approve(first, "alice")
     mem.write("ada", "MEMORY.md", "Sam likes jazz.", user="sam")
     mem.dreams.rollback("ada", "sam", "MEMORY.md", 0, "raw again")
+    mem.flush()
     files = {p: p.read_bytes() for p in sorted((home / "memory").rglob("*.md"))}
     report = mem.rebuild()
     assert report.changed == []

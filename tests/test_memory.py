@@ -24,6 +24,7 @@ def test_a_file_exists_only_once_written(mem: Memory, home: Path) -> None:
     assert result.content is None and not result.exists and result.size == 0
     assert not (home / "memory" / "ada" / "users" / "sam" / "USER.md").exists()
     mem.write("ada", "USER.md", "Name: Sam", user="sam")
+    mem.flush()
     assert (home / "memory/ada/users/sam/USER.md").read_text() == "Name: Sam\n"
 
 
@@ -100,6 +101,7 @@ def test_retracting_everything_makes_the_file_absent(mem: Memory, home: Path) ->
     w = mem.write("ada", "USER.md", "Name: Sam", user="sam")
     mem.retract("ada", "USER.md", [w.event_id], user="sam", reason="asked to forget")
     assert mem.read("ada", "USER.md", user="sam").content is None
+    mem.flush()
     assert not (home / "memory/ada/users/sam/USER.md").exists()
 
 

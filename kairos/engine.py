@@ -1,44 +1,49 @@
-"""The write path and the machinery that keeps store, read models, logs and
+"""The write path and the machinery that keeps store, logs, read model and
 files in step.
 
 A write, under the home's writer lock:
 
-1. commits its events to the store **and**, in the same transaction (a hook
-   in the recorder), the read-model rows, including the log file and line
-   each entry is about to get;
-2. appends the planned entries to the dated logs and fsyncs them;
-3. returns, and a background thread writes the materialized files the
-   events changed (:class:`~kairos.projections.materialize.Materializer`).
+1. commits its events to the store; in the same transaction (a hook in the
+   recorder) it renders their log entries and places them, now that their
+   positions are known;
+2. appends those entries to the dated logs and fsyncs them;
+3. returns.  The read model (event index, current files) and the
+   materialized files follow in a background thread
+   (:class:`~kairos.follower.Follower`).
 
-Positions keep them in step: the store's highest notification id, the read
-model's position row (committed with its events), the last entry of the
-newest log file, and the files position.  A crash after the commit leaves
-the logs behind the store, and :meth:`Engine.catch_up` — run on every open and
-by any writer that finds the positions off — appends the entries of every
-event after the last logged one, in order, exactly once; the files catch up
-from their own position.
+Positions keep the four in step: the store's highest notification id, the
+last entry of the newest log file, the read model's position row (committed
+with its rows) and the files position.  Each follows the one before it and
+catches up from its own position: :meth:`Engine.catch_up` appends the log
+entries of every event after the last logged one (on every open, and by any
+writer that finds another process wrote), :meth:`Engine.fresh` applies what
+the read model lacks — before every read, so a read always sees every
+acknowledged write — and :meth:`Materializer.flush` writes what the files
+lack.  A crash anywhere leaves gaps that are filled in order, exactly once.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
 from kairos.domain import MemoryStream
 from kairos.errors import Inconsistent
-from kairos.logmirror import LogMirror, Plan, Repair
+from kairos.follower import Follower
+from kairos.logmirror import LogMirror, Repair
 from kairos.projections.indexer import Indexer
 from kairos.projections.materialize import Materializer
 from kairos.projections.readmodel import ReadModel, create_read_engine
 from kairos.store import Recorded, Store
 
 # Test-only fault injection: a process with this variable set dies right
-# after the store commit ("store"), or right after the log append, before
-# any materialized file is written ("log") — the crashes the recovery tests
-# simulate.
+# after the store commit ("store"), or right after the log append, before the
+# read model or any file has the event ("log") — the crashes the recovery
+# tests simulate.
 CRASH_AFTER = "KAIROS_TEST_CRASH_AFTER"
 PAGE = 1000
 log = logging.getLogger("kairos")
@@ -62,26 +67,53 @@ class Engine:
         self.home = home
         self.store = Store(url)
         try:
-            self.readmodel = ReadModel(create_read_engine(url))
-            self.readmodel.migrate()
+            self._readmodel = ReadModel(create_read_engine(url))
+            self._readmodel.migrate()
         except Exception:
             self.store.close()
             raise
         self.indexer = Indexer(self.store.paramstyle)
         self.mirror = LogMirror(os.path.join(home, "logs"))
-        self.files = Materializer(home, self.readmodel)
-        # The position up to which this process knows store, read model,
-        # files and logs agree (None until it has checked).
+        self.files = Materializer(home, self._readmodel)
+        self.follower = Follower(self.fresh, self.files.flush)
+        # The position up to which this process knows store and logs agree
+        # (None until it has checked), and the read model's last known one.
         self.synced: int | None = None
+        self.applied = 0
+        # Events this process committed, with their log places, not yet in the
+        # read model: what the follower applies without reading them back.
+        self._pending: list[tuple[int, list[Recorded], dict[int, tuple[str, int]]]] = []
+        self._pending_lock = threading.Lock()
+        self._apply_lock = threading.RLock()
+        # Taken around every write transaction of this process, so that the
+        # follower and the write path queue here (woken the moment the other
+        # is done) instead of in SQLite's busy handler, which sleeps 1 ms or
+        # more each time it finds the database locked.
+        self._db_write = threading.Lock()
         self.repairs: list[Repair] = []
+        self.closed = False
 
     def close(self) -> None:
-        try:
-            self.files.close()
-        except OSError as e:  # derived files: the next open writes them
-            log.warning("could not write the materialized files: %s", e)
-        self.readmodel.close()
+        """Stop the follower and finish its work (unless the home was opened
+        read-only and never written: then nothing is written on close)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.follower.stop()
+        if self.synced is not None:
+            try:
+                self.fresh()
+                self.files.flush()
+            except OSError as e:  # derived: the next open catches up
+                log.warning("could not bring the read side up to date: %s", e)
+        self._readmodel.close()
         self.store.close()
+
+    @property
+    def readmodel(self) -> ReadModel:
+        """The read model, brought up to every event in the store first."""
+        self.fresh()
+        return self._readmodel
 
     # -- recovery ----------------------------------------------------------------
     def logs_ahead(self) -> tuple[int, int] | None:
@@ -113,40 +145,60 @@ class Engine:
                     "at that position: run `kairos verify`"
                 )
         self.catch_up()
+        self.fresh()
         self.files.flush()
 
     def catch_up(self) -> None:
-        """Bring the read model and the logs up to the store's last position
-        (the files follow, see :class:`Materializer`)."""
+        """Append the log entries of every stored event after the last logged
+        one, in order (lock held); the read side follows."""
         self.repairs.extend(self.mirror.scan_tail())
         log_pos = self.mirror.current_tail().position
-        rm_pos = self.readmodel.position()
-        moved = False
-        for chunk in chunks(self.store.read(after=min(log_pos, rm_pos))):
-            plan = self.mirror.plan([r for r in chunk if r.position > log_pos])
-            for_rm = [r for r in chunk if r.position > rm_pos]
-            if for_rm:
-                where = dict(plan.where)
-                missing = {r.position for r in for_rm} - where.keys()
+        for chunk in chunks(self.store.read(after=log_pos)):
+            self.mirror.write(self.mirror.plan(chunk))
+        self.synced = self.store.max_position()
+        if self.synced > log_pos:
+            self.follower.notify()
+
+    # -- the read model ------------------------------------------------------------
+    def fresh(self) -> None:
+        """Apply to the read model every stored event it lacks.
+
+        Cheap when nothing is missing (one query).  Events this process
+        committed are applied as they were recorded; others (another process
+        wrote and its follower has not applied them yet, or it died) are read
+        from the store and their log places looked up in the logs.
+        """
+        stored = self.store.max_position()
+        if stored <= self.applied:
+            return
+        with self._apply_lock:
+            at = self._readmodel.position()
+            with self._pending_lock:
+                pending, self._pending = self._pending, []
+            pending = [p for p in pending if p[1][-1].position > at]
+            if pending and pending[0][0] == at and all(
+                    later[0] == earlier[1][-1].position
+                    for earlier, later in zip(pending, pending[1:], strict=False)):
+                recorded = [r for _, batch, _ in pending for r in batch]
+                where = {k: v for _, _, w in pending for k, v in w.items()}
+            else:
+                recorded = list(self.store.read(after=at))
+                where = {k: v for _, _, w in pending for k, v in w.items()}
+                missing = {r.position for r in recorded} - where.keys()
                 if missing:
                     where.update(self.mirror.locate(missing))
-                with self.store.transaction() as cursor:
-                    applied = self.indexer.apply(cursor, for_rm, where, expect=rm_pos)
-                if applied is None:
-                    raise Inconsistent("the read model moved during catch-up: try again")
-                rm_pos = for_rm[-1].position
-            if plan.chunks:
-                self.mirror.write(plan)
-            log_pos = max(log_pos, chunk[-1].position)
-            moved = True
-        self.synced = self.store.max_position()
-        if moved:
-            self.files.notify()
+            for chunk in (recorded[i:i + PAGE] for i in range(0, len(recorded), PAGE)):
+                with self._db_write, self._readmodel.transaction() as cursor:
+                    done = self.indexer.apply(cursor, chunk, where, expect=at)
+                if done is None:  # another process applied them first
+                    break
+                at = chunk[-1].position
+            self.applied = max(self.applied, at)
 
     # -- the write path --------------------------------------------------------------
     def commit(self, stream: MemoryStream) -> list[Recorded]:
-        """Save a stream's pending events, with their read-model rows, then
-        append their log entries; the files follow (lock held).
+        """Save a stream's pending events and append their log entries (lock
+        held); the read side follows.
 
         :raises kairos.store.Conflict: when another writer took the version.
         """
@@ -158,19 +210,18 @@ class Engine:
             if self.synced != before or not self.mirror.tail_is_current(before):
                 return  # someone else wrote: catch up in order after the commit
             recorded = [Recorded(p, e) for p, e in zip(ids, pending, strict=True)]
-            plan = self.mirror.plan(recorded)
-            changes = self.indexer.apply(cursor, recorded, plan.where, expect=before,
-                                         final=stream.files)
-            if changes is not None:
-                done.update(plan=plan)
+            done.update(plan=self.mirror.plan(recorded), recorded=recorded, before=before)
 
-        recorded = self.store.save(stream, in_transaction)
+        with self._db_write:
+            recorded = self.store.save(stream, in_transaction)
         _crash_point("store")
         if done:
             self.mirror.write(done["plan"])
             self.synced = recorded[-1].position
+            with self._pending_lock:
+                self._pending.append((done["before"], done["recorded"], done["plan"].where))
             _crash_point("log")
-            self.files.notify()
+            self.follower.notify()
         else:
             self.catch_up()
         return recorded

@@ -183,11 +183,13 @@ class Memory:
     def flush(self) -> int:
         """Bring the materialized files (``memory/…``) up to date now.
 
-        Writes return once the event is in the store, the read model and the
-        logs; its files follow within moments, from a background thread.  Call
+        Writes return once the event is in the store and the logs; the read
+        model (which every read brings up to date first) and the files follow
+        within moments, from a background thread.  Call
         this when something is about to read the files themselves.  Returns
         how many files were written.
         """
+        self.engine.fresh()
         return self.engine.files.flush()
 
     def __enter__(self) -> Memory:
@@ -336,7 +338,7 @@ class Memory:
             stream_id = MemoryStream.stream_id(agent, user)
             if as_of is not None:
                 shown = format_time(parse_when(as_of))
-                stream_version = self.engine.readmodel.stream_version_at(str(stream_id), shown)
+                stream_version = self.engine.readmodel.stream_version_at(agent, user, shown)
             events = (self.engine.store.stream(stream_id, upto_version=stream_version)
                       if stream_version else [])
             content = render(fold(events).get(spec.name)) or None
@@ -462,10 +464,9 @@ class Memory:
                             results.append({"where": "current", "file": row.file, "text": line,
                                             "event_ids": sources})
                             seen.update(sources)
-        streams = [str(MemoryStream.stream_id(agent, None))]
-        if user is not None:
-            streams.append(str(MemoryStream.stream_id(agent, user)))
-        history = [r for sid in streams for r in self.engine.readmodel.events(stream_id=sid)
+        scopes = [None] if user is None else [None, user]
+        history = [r for u in scopes
+                   for r in self.engine.readmodel.events(agent=agent, user=u, pair_only=True)
                    if r["type"] in ("MemoryWritten", "SessionEnded") and matches(r["text"])
                    and r["event_id"] not in seen]
         history.sort(key=lambda r: r["position"], reverse=True)

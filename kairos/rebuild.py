@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from kairos.engine import Engine, chunks
+from kairos.engine import Engine
 from kairos.errors import Inconsistent, VerificationFailed
 from kairos.logformat import LogFormatError, parse_day
 from kairos.logmirror import _fsync_dir, aside_path, expected_days
@@ -100,19 +100,26 @@ def _all_entries(engine: Engine) -> Any:
 
 def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
     home = engine.home
-    with engine.files.locked():  # no flush may write files from a half-built read model
+    readmodel = engine._readmodel  # not engine.readmodel: that would apply events first
+    # Neither the follower nor a flush may touch a half-built read model.
+    with engine._apply_lock, engine.files.locked():
         before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
-        engine.readmodel.reset()
+        readmodel.reset()
         where = engine.mirror.locate()
-        position = 0
-        with engine.store.transaction() as cursor:
-            for chunk in chunks(engine.store.read(), 5000):
-                engine.indexer.apply(cursor, chunk, where, expect=position)
-                position = chunk[-1].position
-                report.events += len(chunk)
-        engine.readmodel.create_indexes()
+
+        def counted() -> Iterator[Recorded]:
+            for r in engine.store.read_bulk():
+                report.events += 1
+                yield r
+
+        with readmodel.transaction() as cursor:
+            position, retracted = engine.indexer.load(cursor, counted(), where)
+        readmodel.create_indexes()
+        with readmodel.transaction() as cursor:
+            engine.indexer.mark_retracted(cursor, retracted)
+        engine.applied = position
         after = {}
-        for row in engine.readmodel.all_files():
+        for row in readmodel.all_files():
             rel = os.path.relpath(file_path(home, row.agent, row.user, row.file), home)
             after[rel] = row.content
         for rel in sorted(set(before) | set(after)):

@@ -1,25 +1,26 @@
 """Writes the read models (``memory_index``, ``memory_files``, the position)
-through a DB-API cursor of the event store itself.
+through a DB-API cursor.
 
-On the write path this runs *inside* the store's transaction (a hook in the
-recorder, see :mod:`kairos.stores`), so an event and its read-model rows
-commit together or not at all and the read model can never lag the store
-because of a crash.  Catch-up and rebuild run it in a transaction of their
-own.  Plain SQL, the same for SQLite and PostgreSQL but for the parameter
-marker; the tables are defined (and migrated) in :mod:`readmodel`.
+Events reach the read model after their commit (see :mod:`kairos.engine`):
+each batch moves the position row from where it expects it, in the same
+transaction as its rows, so a batch is applied exactly once whichever
+process gets there first, and a crash never applies half of one.  A rebuild
+fills an empty read model in one streamed load (:meth:`Indexer.load`).
+Plain SQL, the same for SQLite and PostgreSQL but for the parameter marker;
+the tables are defined (and migrated) in :mod:`readmodel`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from kairos.hashing import format_time
-from kairos.projections.fold import Files, apply_event, render, touched
+from kairos.projections.fold import Files, Segments, apply_event, render, touched
 from kairos.projections.readmodel import FileChange, text_of
 
-SELECT_POSITION = "SELECT position FROM memory_positions WHERE name = 'index'"
+SET_POSITION = "UPDATE memory_positions SET position = ? WHERE name = 'index'"
 # Moves the position only from where the caller expects it: no row comes
 # back when another writer or a restore got there first.
 MOVE_POSITION = (
@@ -32,7 +33,6 @@ INSERT_INDEX = (
     "ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)"
 )
 MARK_RETRACTED = "UPDATE memory_index SET retracted_by = ? WHERE event_id = ?"
-SET_LOG_PLACE = "UPDATE memory_index SET log_file = ?, log_line = ? WHERE position = ?"
 SELECT_SEGMENTS = (
     "SELECT segments FROM memory_files WHERE agent_id = ? AND user_id = ? AND file = ?"
 )
@@ -43,6 +43,18 @@ UPSERT_FILE = (
     "segments = excluded.segments, version = excluded.version, position = excluded.position, "
     "updated_at = excluded.updated_at"
 )
+
+
+def index_row(r: Any, where: dict[int, tuple[str, int]]) -> tuple[Any, ...]:
+    """The ``memory_index`` row of a recorded event (its time at index 10)."""
+    e = r.event
+    log_file, log_line = where.get(r.position, (None, None))
+    at = getattr(e, "at", None) or format_time(e.timestamp)
+    return (r.position, e.event_id, str(e.originator_id), e.originator_version,
+            type(e).__name__, e.agent, e.user, getattr(e, "file", None),
+            getattr(e, "actor", None) or getattr(e, "reviewer", None),
+            getattr(e, "session", None), at, text_of(e), log_file, log_line,
+            getattr(e, "dream_id", None))
 
 
 class Indexer:
@@ -60,20 +72,13 @@ class Indexer:
         return None if row is None else (row[0] if isinstance(row, tuple) else
                                          row[next(iter(row.keys()))])
 
-    def position(self, cursor: Any) -> int:
-        return int(self._one(cursor, SELECT_POSITION) or 0)
-
     def apply(self, cursor: Any, recorded: Sequence[Any], where: dict[int, tuple[str, int]],
-              *, expect: int, final: Files | None = None) -> list[FileChange] | None:
+              *, expect: int) -> list[FileChange] | None:
         """Apply events (each with ``.position`` and ``.event``) that follow
         position ``expect``; return the files they changed.
 
         Returns None, applying nothing, when the read model is not at
-        ``expect`` (another writer or a restore got there first; the caller
-        catches up in order instead).  ``final``: the files of the one stream
-        all these events belong to, as they stand after them (the write path
-        has them in the aggregate: the same fold, so no need to read and fold
-        the stored segments again).
+        ``expect`` (another process got there first: its rows are the same).
         """
         if not recorded:
             return []
@@ -84,24 +89,14 @@ class Indexer:
         state: dict[tuple[str, str, str], tuple[Files, int, int, str]] = {}
         for r in recorded:
             e = r.event
-            kind = type(e).__name__
-            log_file, log_line = where.get(r.position, (None, None))
-            at = format_time(e.timestamp)
-            rows.append((r.position, e.event_id, str(e.originator_id), e.originator_version, kind,
-                         e.agent, e.user, getattr(e, "file", None),
-                         getattr(e, "actor", None) or getattr(e, "reviewer", None),
-                         getattr(e, "session", None), at, text_of(e), log_file, log_line,
-                         getattr(e, "dream_id", None)))
-            if kind == "MemoryRetracted":
+            row = index_row(r, where)
+            rows.append(row)
+            if row[4] == "MemoryRetracted":
                 retracted.extend((e.event_id, eid) for eid in e.retracts)
             for name in touched(e):
                 key = (e.agent, e.user or "", name)
-                if final is not None:
-                    files = {name: final.get(name, [])}
-                else:
-                    files = apply_event(state[key][0] if key in state else self._load(cursor, key),
-                                        e)
-                state[key] = (files, e.originator_version, r.position, at)
+                files = apply_event(state[key][0] if key in state else self._load(cursor, key), e)
+                state[key] = (files, e.originator_version, r.position, row[10])
         cursor.executemany(self._sql(INSERT_INDEX), rows)
         if retracted:
             cursor.executemany(self._sql(MARK_RETRACTED), retracted)
@@ -114,12 +109,45 @@ class Indexer:
             changes.append(FileChange(agent, user or None, name, content))
         return changes
 
+    def load(self, cursor: Any, recorded: Iterable[Any],
+             where: dict[int, tuple[str, int]]) -> tuple[int, list[tuple[str, str]]]:
+        """Fill an empty read model from every event, in order (a rebuild).
+
+        One streamed insert for the index, files folded in memory and written
+        once each at the end.  Returns the last position and the retractions
+        to mark, which the caller applies once the index on event ids exists
+        (a bulk load runs without secondary indexes).
+        """
+        retracted: list[tuple[str, str]] = []
+        state: dict[tuple[str, str, str], tuple[Segments, int, int, str]] = {}
+        last = 0
+
+        def rows() -> Iterator[tuple[Any, ...]]:
+            nonlocal last
+            for r in recorded:
+                e = r.event
+                row = index_row(r, where)
+                yield row
+                if row[4] == "MemoryRetracted":
+                    retracted.extend((e.event_id, eid) for eid in e.retracts)
+                for name in touched(e):
+                    key = (e.agent, e.user or "", name)
+                    files = {name: state[key][0]} if key in state else {}
+                    state[key] = (apply_event(files, e).get(name, []), e.originator_version,
+                                  r.position, row[10])
+                last = r.position
+
+        cursor.executemany(self._sql(INSERT_INDEX), rows())
+        cursor.executemany(self._sql(UPSERT_FILE), (
+            (agent, user, name, render(segments), json.dumps(segments), version, position, at)
+            for (agent, user, name), (segments, version, position, at) in state.items()))
+        cursor.execute(self._sql(SET_POSITION), (last,))
+        return last, retracted
+
+    def mark_retracted(self, cursor: Any, retracted: list[tuple[str, str]]) -> None:
+        if retracted:
+            cursor.executemany(self._sql(MARK_RETRACTED), retracted)
+
     def _load(self, cursor: Any, key: tuple[str, str, str]) -> Files:
         segments = self._one(cursor, SELECT_SEGMENTS, key)
         return {} if segments is None else {key[2]: json.loads(segments)}
-
-    def set_log_places(self, cursor: Any, where: dict[int, tuple[str, int]]) -> None:
-        """Record where entries landed in the logs (for rows applied before)."""
-        if where:
-            cursor.executemany(self._sql(SET_LOG_PLACE),
-                               [(f, line, pos) for pos, (f, line) in sorted(where.items())])

@@ -5,11 +5,10 @@ Each file is replaced atomically (write a temporary file, rename), so a
 reader sees the old text or the new, never half of one; a file whose text
 became empty is removed (an absent file and an empty one are the same thing).
 
-These files are a convenience: the read model is what Kairos itself reads,
-and it commits with each event.  So the files are written *after* a write
-returns, by a :class:`Materializer` thread, and tracked by a position of their
-own (``memory/.position``): every file changed by an event at or below it is
-on disk.  A process that dies before its files are written leaves the
+These files are a convenience: the read model is what Kairos itself reads.
+So the files are written *after* a write returns, by a background thread,
+and tracked by a position of their own (``memory/.position``): every file
+changed by an event at or below it is on disk.  A process that dies before its files are written leaves the
 position behind, and the next open (or any later flush, by any process)
 writes what is missing from the read model.  ``Memory.close`` and
 ``Memory.flush`` return only once the files are current.
@@ -18,15 +17,12 @@ writes what is missing from the read model.  ``Memory.close`` and
 from __future__ import annotations
 
 import fcntl
-import logging
 import os
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-log = logging.getLogger("kairos")
 POSITION = ".position"
 
 
@@ -81,25 +77,20 @@ def existing_files(home: str) -> list[str]:
 
 
 class Materializer:
-    """Keeps ``memory/`` in step with the read model, off the write path.
+    """Keeps ``memory/`` in step with the read model.
 
-    :meth:`notify` after a commit wakes a background thread, which waits
-    ``delay`` seconds (so a burst of writes to one file costs one rename) and
-    then :meth:`flush`-es.  Every flush, in any process, takes the files lock,
-    reads the read model's position and every file changed after the files
-    position, writes them, and moves the position: the newest text always
-    lands last, whichever process writes it.
+    Every flush, in any process, takes the files lock, reads the read model's
+    position and every file changed after the files position, writes them,
+    and moves the position: the newest text always lands last, whichever
+    process writes it.  The engine's background thread
+    (:class:`kairos.follower.Follower`) flushes shortly after each write.
     """
 
-    def __init__(self, home: str, readmodel: Any, delay: float = 0.01):
+    def __init__(self, home: str, readmodel: Any):
         self.home = home
         self.root = os.path.join(home, "memory")
         self.readmodel = readmodel
-        self.delay = delay
         self._mutex = threading.Lock()
-        self._wake = threading.Event()
-        self._stopping = False
-        self._thread: threading.Thread | None = None
 
     # -- the files position ----------------------------------------------------
     def position(self) -> int:
@@ -138,32 +129,3 @@ class Materializer:
             if upto != done:
                 self.set_position(upto)
             return len(rows)
-
-    def notify(self) -> None:
-        """A commit changed the read model: write its files soon."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="kairos-files", daemon=True)
-            self._thread.start()
-        self._wake.set()
-
-    def _run(self) -> None:
-        while True:
-            self._wake.wait()
-            if self.delay:
-                time.sleep(self.delay)
-            self._wake.clear()
-            if self._stopping:  # checked after the clear: close() sets it first
-                return
-            try:
-                self.flush()
-            except Exception as e:  # the next flush (or open) retries
-                log.warning("could not write the materialized files: %s", e)
-
-    def close(self) -> None:
-        """Stop the thread and write what is left."""
-        if self._thread is not None:
-            self._stopping = True
-            self._wake.set()
-            self._thread.join()
-            self._thread = None
-        self.flush()

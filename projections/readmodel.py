@@ -6,7 +6,7 @@ Two tables answer every read without replaying history:
   came from) of every memory file, one row per agent or pair and file;
 * ``memory_index`` — one row per event: position, id, stream, type, scope,
   actor, session, time, text, who retracted it, and where it sits in the
-  dated logs.  Indexed by id, pair and time, stream, time and dream.
+  dated logs.  Indexed by event id, pair and time, and time.
 
 ``memory_positions`` records the last position applied, in the same
 transaction as the rows, so a crash never applies an event twice or skips
@@ -19,7 +19,8 @@ Schema changes are named migrations, applied once, in order.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,8 +54,10 @@ positions = Table(
 )
 index = Table(
     "memory_index", metadata,
-    Column("position", BigInteger, primary_key=True, autoincrement=False),
-    Column("event_id", String(36), nullable=False, unique=True),
+    # On SQLite an INTEGER primary key is the rowid itself: one B-tree less.
+    Column("position", BigInteger().with_variant(Integer(), "sqlite"), primary_key=True,
+           autoincrement=False),
+    Column("event_id", String(36), nullable=False),
     Column("stream_id", String(36), nullable=False),
     Column("version", Integer, nullable=False),
     Column("type", String(40), nullable=False),
@@ -70,10 +73,11 @@ index = Table(
     Column("log_line", Integer),
     Column("ref", String(36)),  # the dream a decision is about
 )
+# A named index rather than a column constraint, so that a rebuild can load
+# the rows first and build it after.
+Index("memory_index_event", index.c.event_id, unique=True)
 Index("memory_index_pair_time", index.c.agent_id, index.c.user_id, index.c.recorded_at)
-Index("memory_index_stream", index.c.stream_id, index.c.version)
 Index("memory_index_time", index.c.recorded_at)
-Index("memory_index_ref", index.c.ref)
 files_table = Table(
     "memory_files", metadata,
     Column("agent_id", String(128), primary_key=True),
@@ -98,12 +102,14 @@ def m002_lighter_writes(conn: Connection) -> None:
     """Fewer indexes to update on every write, files found by position.
 
     Type, actor and session have few distinct values or are always asked
-    for together with a pair, which ``memory_index_pair_time`` serves; the
+    for together with a pair, and stream and dream are asked for through
+    the pair: ``memory_index_pair_time`` serves them all.  The
     materialized files are written after the write returns, by position
     (:class:`~kairos.projections.materialize.Materializer`); the position row
     exists from the start, so a writer moves it with one conditional update.
     """
-    for name in ("memory_index_type", "memory_index_actor", "memory_index_session"):
+    for name in ("memory_index_type", "memory_index_actor", "memory_index_session",
+                 "memory_index_stream", "memory_index_ref"):
         conn.execute(sql_text(f"DROP INDEX IF EXISTS {name}"))
     files_position.create(conn, checkfirst=True)
     if conn.scalar(select(positions.c.position).where(positions.c.name == "index")) is None:
@@ -194,6 +200,22 @@ class ReadModel:
 
     def close(self) -> None:
         self.engine.dispose()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """A write transaction on the read model's own connection (a DB-API
+        cursor): it is derived and tracked by position, so on SQLite its
+        commits are not fsynced (``synchronous=NORMAL``)."""
+        conn = self.engine.raw_connection()
+        try:
+            cursor = conn.cursor()
+            yield cursor
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+        finally:
+            conn.close()
 
     # -- position --------------------------------------------------------------
     def position(self) -> int:
@@ -297,10 +319,12 @@ class ReadModel:
                 index.c.agent_id, index.c.user_id)).all()
         return [(r.agent_id, r.user_id) for r in rows]
 
-    def stream_version_at(self, stream_id: str, until: str) -> int:
+    def stream_version_at(self, agent: str, user: str | None, until: str) -> int:
+        """The version of an agent's (``user`` None) or a pair's stream at a time."""
+        scope = index.c.user_id.is_(None) if user is None else index.c.user_id == user
         with self.engine.connect() as conn:
             value = conn.scalar(select(func.max(index.c.version)).where(
-                (index.c.stream_id == stream_id) & (index.c.recorded_at <= until)))
+                (index.c.agent_id == agent) & scope & (index.c.recorded_at <= until)))
         return int(value or 0)
 
 

@@ -20,6 +20,7 @@ def test_an_auditor_reads_the_views_and_cannot_write(mem: Memory, db_url: str,
     mem.write("ada", "MEMORY.md", "Sam likes tea!", user="sam")
     dream = mem.dreams.dream("ada", "sam", force=True).dream_id
     mem.dreams.approve(dream, "alice")
+    mem.flush()  # the views read the read model directly: let it catch up first
     with psycopg.connect(db_url, autocommit=True) as admin:
         admin.execute((ROOT / "docs/audit-views.sql").read_text())
         admin.execute((ROOT / "docs/audit-views.sql").read_text())  # idempotent

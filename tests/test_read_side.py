@@ -1,0 +1,77 @@
+"""The read side follows each write: the read model before any read, the
+materialized files shortly after (a background thread), both tracked by
+positions so that a process dying leaves nothing that the next one cannot fill."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from kairos.memory import Memory
+
+
+def wait_for(check, seconds: float = 10.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.01)
+    return bool(check())
+
+
+def test_another_process_reads_a_write_the_moment_it_returns(mem: Memory, home: Path,
+                                                             db_url: str) -> None:
+    other = Memory(str(home), db_url)
+    try:
+        mem.engine.follower.stop()  # the writer's own follower must not help
+        mem.engine.follower.notify = lambda: None  # type: ignore[method-assign]
+        w = mem.write("ada", "MEMORY.md", "Sam lives in Oslo", user="sam")
+        assert mem.engine._readmodel.position() < w.position  # not applied by the writer
+        assert other.read("ada", "MEMORY.md", user="sam").content == "Sam lives in Oslo\n"
+        row = other.event(w.event_id)
+        assert row is not None and row["log_file"] and row["log_line"]
+        assert [h["event_id"] for h in other.history("ada", user="sam")][-1] == w.event_id
+    finally:
+        other.close()
+
+
+def test_files_follow_a_write_without_a_flush(mem: Memory, home: Path) -> None:
+    mem.write("ada", "SOUL.md", "I am Ada.")
+    target = home / "memory/ada/SOUL.md"
+    assert wait_for(lambda: target.exists() and target.read_text() == "I am Ada.\n")
+    mem.write("ada", "SOUL.md", "I am Ada, still.", mode="replace")
+    assert wait_for(lambda: target.read_text() == "I am Ada, still.\n")
+
+
+def test_close_waits_for_the_files(home: Path, db_url: str) -> None:
+    with Memory.init(str(home), db_url) as m:
+        for i in range(20):
+            m.write("ada", "MEMORY.md", f"fact {i}", user=f"u{i}")
+    for i in range(20):
+        assert (home / f"memory/ada/users/u{i}/MEMORY.md").read_text() == f"fact {i}\n"
+
+
+def test_lost_files_are_written_again_on_open(mem: Memory, home: Path, db_url: str) -> None:
+    mem.write("ada", "SOUL.md", "I am Ada.")
+    mem.write("ada", "USER.md", "Name: Sam", user="sam")
+    mem.close()
+    shutil.rmtree(home / "memory")  # with the files position inside it
+    with Memory(str(home), db_url):
+        pass
+    assert (home / "memory/ada/SOUL.md").read_text() == "I am Ada.\n"
+    assert (home / "memory/ada/users/sam/USER.md").read_text() == "Name: Sam\n"
+
+
+def test_the_files_position_names_what_is_on_disk(mem: Memory, home: Path) -> None:
+    mem.engine.follower.stop()
+    mem.engine.follower.notify = lambda: None  # type: ignore[method-assign]
+    first = mem.write("ada", "SOUL.md", "I am Ada.")
+    assert mem.flush() == 1
+    assert mem.engine.files.position() == first.position
+    second = mem.write("ada", "ABOUT.md", "Made in Oslo.")
+    assert mem.engine.files.position() == first.position
+    assert not (home / "memory/ada/ABOUT.md").exists()
+    assert mem.flush() == 1  # only what changed after the position
+    assert mem.engine.files.position() == second.position
+    assert mem.flush() == 0

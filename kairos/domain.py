@@ -14,7 +14,6 @@ its place in the per-stream hash chain (``prev``, ``hash``); see
 from __future__ import annotations
 
 import dataclasses
-import functools
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -38,10 +37,16 @@ BASE_FIELDS = frozenset(
 )
 
 
-@functools.cache
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def payload_fields(cls: type) -> tuple[str, ...]:
     """The payload field names of an event class, in declaration order."""
-    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in BASE_FIELDS)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls)
+                                     if f.name not in BASE_FIELDS)
+    return names
 
 
 def payload_of(event: Any) -> dict[str, Any]:

@@ -18,9 +18,8 @@ import gc
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -34,6 +33,7 @@ from eventsourcing.persistence import (
 from kairos.domain import MemoryStream
 from kairos.errors import StoreUnavailable
 from kairos.hashing import format_time
+from kairos.projections.light import LIGHT
 from kairos.stores import IN_TRANSACTION
 
 # A snapshot every 200 events bounds a cold load of any stream to 200 events.
@@ -75,26 +75,9 @@ def _time_text(iso: str) -> str:
     return format_time(datetime.fromisoformat(iso))
 
 
-class Light:
-    """A stored event as plain attributes (and ``at``, its time as text):
-    what the folds and the index need, without building the domain event."""
-
-    def __init__(self, fields: dict[str, Any]):
-        self.__dict__ = fields
-
-
-# Events whose payloads are plain strings and lists (no transcoded values
-# but the timestamp), by topic: one Light subclass each, named like the
-# event class, since the folds dispatch on the class name.
-LIGHT: dict[str, type[Light]] = {
-    f"kairos.domain:MemoryStream.{name}": type(name, (Light,), {})
-    for name in ("StreamOpened", "MemoryWritten", "MemoryRetracted", "SessionEnded")
-}
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """An event with its global position (the store's notification id)."""
+class Recorded(NamedTuple):
+    """An event with its global position (the store's notification id).
+    (A named tuple: rebuilds make one per event, and it is the cheapest.)"""
 
     position: int
     event: Any
@@ -171,7 +154,8 @@ class Store:
 
     def read_bulk(self, after: int = 0, page: int = PAGE) -> Iterator[Recorded]:
         """Like :meth:`read`, for a rebuild: the common events decoded straight
-        from their stored JSON into :class:`Light` events instead of through
+        from their stored JSON into light events
+        (:mod:`kairos.projections.light`) instead of through
         the library's mapper (its per-object decoding is most of a read's
         cost).  The rest, and any store with a cipher or compressor, go
         through the mapper.  ``tests/test_store.py`` checks that both give the
@@ -214,7 +198,7 @@ class Store:
         if cache is None:
             return None
         try:
-            return cache.get(stream_id)  # type: ignore[no-any-return]
+            return cast(MemoryStream, cache.get(stream_id))
         except KeyError:
             return None
 

@@ -25,19 +25,26 @@ Files = dict[str, Segments]
 
 def apply_event(files: Files, event: Any) -> Files:
     """Return the files after ``event`` (a new dict; ``files`` is not changed)."""
+    names = touched(event)
+    if not names:
+        return files
+    return {**files, **{name: apply_to_file(files.get(name, []), event, name) for name in names}}
+
+
+def apply_to_file(segments: Segments, event: Any, name: str) -> Segments:
+    """The segments of file ``name`` after ``event``, one of the events that
+    touch it (a new list; ``segments`` is not changed)."""
     kind = type(event).__name__
     if kind == "MemoryWritten":
         segment = [event.event_id, event.text]
-        current = files.get(event.file, [])
-        new = [*current, segment] if event.mode == "append" else [segment]
-        return {**files, event.file: new}
+        return [*segments, segment] if event.mode == "append" else [segment]
     if kind == "MemoryRetracted":
-        return {**files, event.file: retract(files.get(event.file, []), set(event.retracts))}
+        return retract(segments, set(event.retracts))
     if kind == "DreamApproved":
-        return {**files, **{name: [list(s) for s in segs] for name, segs in event.contents.items()}}
+        return [list(s) for s in event.contents[name]]
     if kind == "VersionRolledBack":
-        return {**files, event.file: [list(s) for s in event.segments]}
-    return files
+        return [list(s) for s in event.segments]
+    return segments
 
 
 def retract(segments: Segments, gone: set[str]) -> Segments:

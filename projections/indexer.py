@@ -17,7 +17,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from kairos.hashing import format_time
-from kairos.projections.fold import Files, Segments, apply_event, render, touched
+from kairos.projections.fold import (
+    Files,
+    Segments,
+    apply_event,
+    apply_to_file,
+    render,
+    touched,
+)
+from kairos.projections.light import Light
 from kairos.projections.readmodel import FileChange, text_of
 
 SET_POSITION = "UPDATE memory_positions SET position = ? WHERE name = 'index'"
@@ -45,16 +53,30 @@ UPSERT_FILE = (
 )
 
 
-def index_row(r: Any, where: dict[int, tuple[str, int]]) -> tuple[Any, ...]:
-    """The ``memory_index`` row of a recorded event (its time at index 10)."""
+def index_row(r: Any, where: dict[int, tuple[str, int]],
+              stream_ids: dict[int, str] | None = None) -> tuple[Any, ...]:
+    """The ``memory_index`` row of a recorded event (its time at index 10).
+
+    ``stream_ids`` caches the text of stream ids across a bulk load.
+    """
     e = r.event
     log_file, log_line = where.get(r.position, (None, None))
-    at = getattr(e, "at", None) or format_time(e.timestamp)
+    if isinstance(e, Light):  # its fields are a plain dict: no attribute lookups
+        f = e.__dict__
+        oid = f["originator_id"]
+        sid = stream_ids.get(oid.int) if stream_ids is not None else None
+        if sid is None:
+            sid = str(oid)
+            if stream_ids is not None:
+                stream_ids[oid.int] = sid
+        return (r.position, f["event_id"], sid, f["originator_version"], type(e).__name__,
+                f["agent"], f["user"], f.get("file"), f.get("actor"), f.get("session"),
+                f["at"], text_of(e), log_file, log_line, None)
     return (r.position, e.event_id, str(e.originator_id), e.originator_version,
             type(e).__name__, e.agent, e.user, getattr(e, "file", None),
             getattr(e, "actor", None) or getattr(e, "reviewer", None),
-            getattr(e, "session", None), at, text_of(e), log_file, log_line,
-            getattr(e, "dream_id", None))
+            getattr(e, "session", None), format_time(e.timestamp), text_of(e), log_file,
+            log_line, getattr(e, "dream_id", None))
 
 
 class Indexer:
@@ -120,20 +142,21 @@ class Indexer:
         """
         retracted: list[tuple[str, str]] = []
         state: dict[tuple[str, str, str], tuple[Segments, int, int, str]] = {}
+        stream_ids: dict[int, str] = {}
         last = 0
 
         def rows() -> Iterator[tuple[Any, ...]]:
             nonlocal last
             for r in recorded:
                 e = r.event
-                row = index_row(r, where)
+                row = index_row(r, where, stream_ids)
                 yield row
                 if row[4] == "MemoryRetracted":
                     retracted.extend((e.event_id, eid) for eid in e.retracts)
                 for name in touched(e):
                     key = (e.agent, e.user or "", name)
-                    files = {name: state[key][0]} if key in state else {}
-                    state[key] = (apply_event(files, e).get(name, []), e.originator_version,
+                    segments = state[key][0] if key in state else []
+                    state[key] = (apply_to_file(segments, e, name), e.originator_version,
                                   r.position, row[10])
                 last = r.position
 

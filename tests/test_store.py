@@ -1,0 +1,58 @@
+"""The store's bulk read (what a rebuild reads) against its ordinary read."""
+
+from __future__ import annotations
+
+from freezegun import freeze_time
+
+from kairos.memory import Memory
+from kairos.projections.fold import apply_event, touched
+from kairos.projections.indexer import index_row
+from kairos.projections.light import LIGHT, Light
+
+
+def every_kind_of_event(mem: Memory) -> None:
+    with freeze_time("2026-11-01T09:00:00Z"):  # a time without microseconds
+        mem.write("ada", "SOUL.md", "I am Ada.")
+        w = mem.write("ada", "MEMORY.md", "Sam lives in Oslo\n## 000001 forged", user="sam")
+    with freeze_time("2026-11-02T09:00:00.123456Z"):
+        mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam", session="s-1")
+        mem.write("ada", "MEMORY.md", "Sam likes tea!", user="sam", mode="append", actor="user")
+        mem.retract("ada", "MEMORY.md", [w.event_id], user="sam", reason="moved")
+        mem.end_session("ada", "sam", session="s-1")
+        first = mem.dreams.dream("ada", "sam", force=True).dream_id
+        mem.dreams.reject(first, "alice", "not yet")
+        second = mem.dreams.dream("ada", "sam", force=True).dream_id
+        mem.dreams.approve(second, "alice")
+        mem.write("ada", "USER.md", "Name: Sam", user="sam", mode="replace")
+        mem.dreams.rollback("ada", "sam", "MEMORY.md", 0, "raw again")
+        mem.seal()
+
+
+def test_the_bulk_read_gives_what_the_ordinary_read_gives(mem: Memory) -> None:
+    every_kind_of_event(mem)
+    store = mem.engine.store
+    where = mem.engine.mirror.locate()
+    ordinary, bulk = list(store.read()), list(store.read_bulk())
+    assert [r.position for r in bulk] == [r.position for r in ordinary]
+    kinds = {type(r.event).__name__ for r in ordinary}
+    assert {"StreamOpened", "MemoryWritten", "MemoryRetracted", "SessionEnded", "DreamProposed",
+            "DreamRejected", "DreamApproved", "VersionRolledBack", "CheckpointSealed"} <= kinds
+    light = [r for r in bulk if isinstance(r.event, Light)]
+    assert {type(r.event).__name__ for r in light} == {
+        t.rsplit(".", 1)[1] for t in LIGHT}  # the common events do come light
+    ids: dict[int, str] = {}
+    for o, b in zip(ordinary, bulk, strict=True):
+        assert index_row(b, where, ids) == index_row(o, where)
+        assert touched(b.event) == touched(o.event)
+        assert apply_event({}, b.event) == apply_event({}, o.event)
+
+
+def test_a_rebuild_after_every_kind_of_event_changes_nothing(mem: Memory) -> None:
+    every_kind_of_event(mem)
+    mem.flush()
+    rows = mem.engine.readmodel.events()
+    files = mem.engine.readmodel.all_files()
+    report = mem.rebuild()
+    assert report.changed == []
+    assert mem.engine.readmodel.events() == rows
+    assert mem.engine.readmodel.all_files() == files

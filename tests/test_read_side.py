@@ -75,3 +75,16 @@ def test_the_files_position_names_what_is_on_disk(mem: Memory, home: Path) -> No
     assert mem.flush() == 1  # only what changed after the position
     assert mem.engine.files.position() == second.position
     assert mem.flush() == 0
+
+
+def test_entries_are_located_alike_one_by_one_and_in_one_pass(mem: Memory) -> None:
+    for i in range(70):  # more than FEW, so both ways are taken
+        mem.write("ada", "MEMORY.md", f"fact {i}\n## {i:06d} forged", user=f"u{i % 3}")
+    mirror = mem.engine.mirror
+    everything = mirror.locate()
+    assert len(everything) == mem.engine.store.max_position()
+    some = {2, 17, 31, max(everything)}
+    assert mirror.locate(some) == {p: everything[p] for p in some}
+    assert mirror.locate(set(everything)) == everything  # more than a few: one pass
+    with open(f"{mem.engine.home}/{everything[17][0]}", encoding="utf-8") as f:
+        assert f.read().split("\n")[everything[17][1] - 1].startswith("## 000017 ")

@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from itertools import accumulate, islice
 
 from kairos.logformat import (
     Entry,
@@ -81,6 +82,12 @@ def aside_path(path: str) -> str:
 
 # Up to this many positions, locate() searches for each instead of scanning.
 FEW = 64
+# An entry's header line with the newline before it (a file's first entry
+# follows its title and a blank line, so it has one too), and that newline
+# alone.  Searching from the newline lets the regex engine skip ahead to each
+# one instead of trying every position as a line start.
+_HEADER = re.compile(rb"\n## (\d+) ")
+_BEFORE_HEADER = re.compile(rb"\n(?=## \d+ )")
 
 
 class LogMirror:
@@ -278,7 +285,6 @@ class LogMirror:
         """
         found: dict[int, tuple[str, int]] = {}
         want = None if positions is None else set(positions)
-        header = re.compile(rb"^## (\d+) ", re.M)
         for _day, path in reversed(self.day_files()):
             if want is not None and not want:
                 break
@@ -292,11 +298,12 @@ class LogMirror:
                         found[pos] = (rel, data.count(b"\n", 0, at + 1) + 1)
                         want.discard(pos)
                 continue
-            line, last = 1, 0
-            for m in header.finditer(data):
-                line += data.count(b"\n", last, m.start())
-                last = m.start()
-                pos = int(m.group(1))
+            # Every header at once, without a Python step per line: the file
+            # cut before each header, the lines of each piece added up.
+            pieces = _BEFORE_HEADER.split(data)
+            lines = accumulate([1] + [p.count(b"\n") + 1 for p in pieces[:-1]])
+            for pos, line in zip(map(int, _HEADER.findall(data)), islice(lines, 1, None),
+                                 strict=True):
                 if want is None or pos in want:
                     found[pos] = (rel, line)
                     if want is not None:

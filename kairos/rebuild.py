@@ -106,14 +106,9 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
         before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
         readmodel.reset()
         where = engine.mirror.locate()
-
-        def counted() -> Iterator[Recorded]:
-            for r in engine.store.read_bulk():
-                report.events += 1
-                yield r
-
         with readmodel.transaction() as cursor:
-            position, retracted = engine.indexer.load(cursor, counted(), where)
+            report.events, position, retracted = engine.indexer.load(
+                cursor, engine.store.read_bulk(), where)
         readmodel.create_indexes()
         with readmodel.transaction() as cursor:
             engine.indexer.mark_retracted(cursor, retracted)

@@ -15,7 +15,6 @@ replays a long stream.
 from __future__ import annotations
 
 import gc
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
@@ -33,7 +32,7 @@ from eventsourcing.persistence import (
 from kairos.domain import MemoryStream
 from kairos.errors import StoreUnavailable
 from kairos.hashing import format_time
-from kairos.projections.light import LIGHT
+from kairos.projections.light import DECODERS
 from kairos.stores import IN_TRANSACTION
 
 # A snapshot every 200 events bounds a cold load of any stream to 200 events.
@@ -164,20 +163,21 @@ class Store:
         if mapper.cipher is not None or mapper.compressor is not None:
             yield from self.read(after=after, page=page)
             return
-        decode = json.JSONDecoder().decode
         while True:
             rows = self.app.recorder.select_notifications(
                 start=after, limit=page, inclusive_of_start=False)
             for n in rows:
-                cls = LIGHT.get(n.topic)
-                if cls is None:
+                decoder = DECODERS.get(n.topic)
+                if decoder is None:
                     yield Recorded(n.id, mapper.to_domain_event(n))
                     continue
-                fields = decode(n.state.decode("utf-8"))
-                fields["at"] = _time_text(fields.pop("timestamp")["_data_"])
-                fields["originator_id"] = n.originator_id
-                fields["originator_version"] = n.originator_version
-                yield Recorded(n.id, cls(fields))
+                e = decoder.decode(n.state)
+                iso = e.timestamp["_data_"]  # _time_text, its common case inline
+                e.at = (iso[:26] + "Z" if len(iso) == 32 and iso[26:] == "+00:00"
+                        else _time_text(iso))
+                e.originator_id = n.originator_id
+                e.originator_version = n.originator_version
+                yield Recorded(n.id, e)
             if len(rows) < page:
                 return
             after = rows[-1].id

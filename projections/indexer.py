@@ -61,17 +61,16 @@ def index_row(r: Any, where: dict[int, tuple[str, int]],
     """
     e = r.event
     log_file, log_line = where.get(r.position, (None, None))
-    if isinstance(e, Light):  # its fields are a plain dict: no attribute lookups
-        f = e.__dict__
-        oid = f["originator_id"]
+    if isinstance(e, Light):  # every field is there: no lookups that may fail
+        oid = e.originator_id
         sid = stream_ids.get(oid.int) if stream_ids is not None else None
         if sid is None:
             sid = str(oid)
             if stream_ids is not None:
                 stream_ids[oid.int] = sid
-        return (r.position, f["event_id"], sid, f["originator_version"], type(e).__name__,
-                f["agent"], f["user"], f.get("file"), f.get("actor"), f.get("session"),
-                f["at"], text_of(e), log_file, log_line, None)
+        return (r.position, e.event_id, sid, e.originator_version, type(e).__name__,
+                e.agent, e.user, e.file, e.actor, e.session, e.at, text_of(e), log_file,
+                log_line, None)
     return (r.position, e.event_id, str(e.originator_id), e.originator_version,
             type(e).__name__, e.agent, e.user, getattr(e, "file", None),
             getattr(e, "actor", None) or getattr(e, "reviewer", None),
@@ -132,21 +131,21 @@ class Indexer:
         return changes
 
     def load(self, cursor: Any, recorded: Iterable[Any],
-             where: dict[int, tuple[str, int]]) -> tuple[int, list[tuple[str, str]]]:
+             where: dict[int, tuple[str, int]]) -> tuple[int, int, list[tuple[str, str]]]:
         """Fill an empty read model from every event, in order (a rebuild).
 
         One streamed insert for the index, files folded in memory and written
-        once each at the end.  Returns the last position and the retractions
-        to mark, which the caller applies once the index on event ids exists
-        (a bulk load runs without secondary indexes).
+        once each at the end.  Returns how many events, the last position, and
+        the retractions to mark, which the caller applies once the index on
+        event ids exists (a bulk load runs without secondary indexes).
         """
         retracted: list[tuple[str, str]] = []
         state: dict[tuple[str, str, str], tuple[Segments, int, int, str]] = {}
         stream_ids: dict[int, str] = {}
-        last = 0
+        last = count = 0
 
         def rows() -> Iterator[tuple[Any, ...]]:
-            nonlocal last
+            nonlocal last, count
             for r in recorded:
                 e = r.event
                 row = index_row(r, where, stream_ids)
@@ -159,13 +158,14 @@ class Indexer:
                     state[key] = (apply_to_file(segments, e, name), e.originator_version,
                                   r.position, row[10])
                 last = r.position
+                count += 1
 
         cursor.executemany(self._sql(INSERT_INDEX), rows())
         cursor.executemany(self._sql(UPSERT_FILE), (
             (agent, user, name, render(segments), json.dumps(segments), version, position, at)
             for (agent, user, name), (segments, version, position, at) in state.items()))
         cursor.execute(self._sql(SET_POSITION), (last,))
-        return last, retracted
+        return count, last, retracted
 
     def mark_retracted(self, cursor: Any, retracted: list[tuple[str, str]]) -> None:
         if retracted:

@@ -7,7 +7,7 @@ from freezegun import freeze_time
 from kairos.memory import Memory
 from kairos.projections.fold import apply_event, touched
 from kairos.projections.indexer import index_row
-from kairos.projections.light import LIGHT, Light
+from kairos.projections.light import DECODERS, Light
 
 
 def every_kind_of_event(mem: Memory) -> None:
@@ -39,7 +39,7 @@ def test_the_bulk_read_gives_what_the_ordinary_read_gives(mem: Memory) -> None:
             "DreamRejected", "DreamApproved", "VersionRolledBack", "CheckpointSealed"} <= kinds
     light = [r for r in bulk if isinstance(r.event, Light)]
     assert {type(r.event).__name__ for r in light} == {
-        t.rsplit(".", 1)[1] for t in LIGHT}  # the common events do come light
+        t.rsplit(".", 1)[1] for t in DECODERS}  # the common events do come light
     ids: dict[int, str] = {}
     for o, b in zip(ordinary, bulk, strict=True):
         assert index_row(b, where, ids) == index_row(o, where)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -109,14 +110,18 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
         with readmodel.transaction() as cursor:
             report.events, position, retracted = engine.indexer.load(
                 cursor, engine.store.read_bulk(), where)
-        readmodel.create_indexes()
+        # SQLite builds the indexes without Python's lock: compare the files
+        # with what was on disk meanwhile.
+        with ThreadPoolExecutor(1) as pool:
+            indexed = pool.submit(readmodel.create_indexes)
+            after = {}
+            for row in readmodel.all_files():
+                rel = os.path.relpath(file_path(home, row.agent, row.user, row.file), home)
+                after[rel] = row.content
+            indexed.result()
         with readmodel.transaction() as cursor:
             engine.indexer.mark_retracted(cursor, retracted)
         engine.applied = position
-        after = {}
-        for row in readmodel.all_files():
-            rel = os.path.relpath(file_path(home, row.agent, row.user, row.file), home)
-            after[rel] = row.content
         for rel in sorted(set(before) | set(after)):
             old, new = before.get(rel), after.get(rel)
             if old != new:

@@ -37,8 +37,9 @@ from kairos.stores import IN_TRANSACTION
 
 # A snapshot every 200 events bounds a cold load of any stream to 200 events.
 SNAPSHOT_INTERVAL = 200
-# Read the global order 1000 events a query: large pages, bounded memory.
-PAGE = 1000
+# Read the global order 500 events a query: large pages (the library serves
+# 10), bounded memory; larger pages measured no faster, a little slower.
+PAGE = 500
 
 
 class SubclassAwareTranscoder(JSONTranscoder):

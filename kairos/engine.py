@@ -227,11 +227,16 @@ class Engine:
         return recorded
 
     def stream(self, agent: str, user: str | None) -> Any:
-        """Load a stream (lock held).  While no other process has written since
-        this one last did, the cached stream is current as it is: skip the
-        library's fast-forward query."""
+        """Load a stream to write to it (lock held).
+
+        While the logs end where this process left them, no other process has
+        written since it last did, and the cached stream is current as it is:
+        skip the library's fast-forward query.  (A process that died between
+        its commit and its log append is the one case this misses; the save
+        then conflicts on the stream version, and the retry loads afresh.)
+        """
         stream_id = MemoryStream.stream_id(agent, user)
-        if self.synced is not None and self.synced == self.store.max_position():
+        if self.synced is not None and self.mirror.tail_is_current(self.synced):
             cached = self.store.cached(stream_id)
             if cached is not None:
                 return cached

@@ -217,3 +217,19 @@ def test_rebuild_is_byte_identical_to_the_incremental_projections(mem: Memory,
     report = mem.rebuild()
     assert report.changed == [] and projections(home) == files
     assert mem.engine.readmodel.all_files() == rows
+
+
+def test_a_writer_open_through_another_process_crash_writes_in_order(
+        mem: Memory, home: Path, db_url: str) -> None:
+    mem.write("ada", "MEMORY.md", "before the crash", user="sam")  # the stream is cached
+    died = kairos_process(home, db_url, "write", "-a", "ada", "-u", "sam", "-f", "MEMORY.md",
+                          "committed then crashed", crash="store")
+    assert died.returncode == 70
+    # The logs end where this process left them, so it trusts its cache: the
+    # save conflicts on the version the dead process took, and the retry wins.
+    after = mem.write("ada", "MEMORY.md", "after the crash", user="sam")
+    assert after.position == 4
+    assert mem.read("ada", "MEMORY.md", user="sam").content == (
+        "before the crash\ncommitted then crashed\nafter the crash\n")
+    assert log_text(home).count("committed then crashed") == 1
+    assert mem.verify().ok

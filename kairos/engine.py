@@ -3,10 +3,9 @@ files in step.
 
 A write, under the home's writer lock:
 
-1. commits its events to the store; in the same transaction (a hook in the
-   recorder) it renders their log entries and places them, now that their
-   positions are known;
-2. appends those entries to the dated logs and fsyncs them;
+1. commits its events to the store;
+2. renders their log entries, now that their positions are known, appends
+   them to the dated logs and fsyncs them;
 3. returns.  The read model (event index, current files) and the
    materialized files follow in a background thread
    (:class:`~kairos.follower.Follower`).
@@ -202,27 +201,19 @@ class Engine:
 
         :raises kairos.store.Conflict: when another writer took the version.
         """
-        pending = list(stream.pending_events)
-        done: dict[str, Any] = {}
-
-        def in_transaction(cursor: Any, ids: list[int]) -> None:
-            before = ids[0] - 1
-            if self.synced != before or not self.mirror.tail_is_current(before):
-                return  # someone else wrote: catch up in order after the commit
-            recorded = [Recorded(p, e) for p, e in zip(ids, pending, strict=True)]
-            done.update(plan=self.mirror.plan(recorded), recorded=recorded, before=before)
-
         with self._db_write:
-            recorded = self.store.save(stream, in_transaction)
+            recorded = self.store.save(stream)
         _crash_point("store")
-        if done:
-            self.mirror.write(done["plan"])
+        before = recorded[0].position - 1
+        if self.synced == before and self.mirror.tail_is_current(before):
+            plan = self.mirror.plan(recorded)
+            self.mirror.write(plan)
             self.synced = recorded[-1].position
             with self._pending_lock:
-                self._pending.append((done["before"], done["recorded"], done["plan"].where))
+                self._pending.append((before, recorded, plan.where))
             _crash_point("log")
             self.follower.notify()
-        else:
+        else:  # someone else wrote (or died) since this process did: in order
             self.catch_up()
         return recorded
 

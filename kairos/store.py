@@ -7,16 +7,16 @@ notification log serves 10 events a page), loading a stream or part of it,
 saving with a retry-free conflict signal, and restoring events at given
 positions (a rebuild from the logs).
 
-Aggregates are cached (the library's LRU cache, fast-forwarded on every get)
-and snapshotted every :data:`SNAPSHOT_INTERVAL` events, so a write never
-replays a long stream.
+Aggregates are cached (the library's LRU cache; :meth:`Store.get`
+fast-forwards, :meth:`Store.cached` does not) and snapshotted every
+:data:`SNAPSHOT_INTERVAL` events, so a write never replays a long stream.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any, NamedTuple, cast
 from uuid import UUID
@@ -33,7 +33,6 @@ from kairos.domain import MemoryStream
 from kairos.errors import StoreUnavailable
 from kairos.hashing import format_time
 from kairos.projections.light import DECODERS
-from kairos.stores import IN_TRANSACTION
 
 # A snapshot every 200 events bounds a cold load of any stream to 200 events.
 SNAPSHOT_INTERVAL = 200
@@ -203,16 +202,14 @@ class Store:
         except KeyError:
             return None
 
-    def save(self, stream: MemoryStream,
-             in_transaction: Callable[[Any, list[int]], None] | None = None) -> list[Recorded]:
-        """Commit the stream's pending events; ``in_transaction(cursor, ids)``
-        runs inside the inserting transaction, after the insert.
+    def save(self, stream: MemoryStream) -> list[Recorded]:
+        """Commit the stream's pending events.
 
         :raises Conflict: when another writer committed the same version first;
             the caller reloads the stream and tries again.
         """
         try:
-            recordings = self.app.save(stream, **{IN_TRANSACTION: in_transaction})
+            recordings = self.app.save(stream)
         except BaseException as e:
             # The cache holds the very object the command changed: drop it, so
             # the next load reads the store instead of a state never saved.

@@ -7,38 +7,18 @@ rolled-back insert still consumes a number), so readers always ask for
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable
 
 from eventsourcing.persistence import StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder, PostgresFactory
+from eventsourcing.postgres import PostgresFactory
 from sqlalchemy.engine import make_url
-
-from kairos.stores import IN_TRANSACTION
-
-
-class KairosPostgresRecorder(PostgresApplicationRecorder):
-    """The library's recorder, plus a hook that runs in the insert's transaction
-    (after the table lock and the insert, before the commit)."""
-
-    def _fetch_ids_after_insert_events(self, curs: Any, stored_events: Sequence[StoredEvent],
-                                       **kwargs: Any) -> Sequence[int] | None:
-        ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
-        hook = kwargs.get(IN_TRANSACTION)
-        if hook is not None and ids:
-            hook(curs, list(ids))
-        return ids
-
-
-class KairosPostgresFactory(PostgresFactory):
-    application_recorder_class = KairosPostgresRecorder
 
 
 def env_from_url(url: str) -> dict[str, str]:
     """The library's POSTGRES_* settings for a ``postgresql://`` URL."""
     u = make_url(url)
     env = {
-        "PERSISTENCE_MODULE": "kairos.stores.postgres:KairosPostgresFactory",
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
         "POSTGRES_DBNAME": u.database or "",
         "POSTGRES_HOST": u.host or "localhost",
         "POSTGRES_PORT": str(u.port or 5432),

@@ -9,21 +9,18 @@ instead of silently losing writes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import (
-    SQLiteApplicationRecorder,
     SQLiteConnection,
     SQLiteConnectionPool,
-    SQLiteCursor,
     SQLiteFactory,
 )
 
 from kairos.errors import StoreUnavailable
-from kairos.stores import IN_TRANSACTION
 
 SYNCHRONOUS_FULL = 2
 
@@ -41,23 +38,9 @@ class DurableConnectionPool(SQLiteConnectionPool):
         return conn
 
 
-class KairosSQLiteRecorder(SQLiteApplicationRecorder):
-    """The library's recorder, plus a hook that runs in the insert's transaction."""
-
-    def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent],
-                       **kwargs: Any) -> Sequence[int] | None:
-        ids = super()._insert_events(c, stored_events, **kwargs)
-        hook = kwargs.get(IN_TRANSACTION)
-        if hook is not None and ids:
-            hook(c, list(ids))
-        return ids
-
-
 class DurableSQLiteFactory(SQLiteFactory):
     """The library's SQLite factory with a connection pool that insists on FULL
-    sync, and the recorder with the in-transaction hook."""
-
-    application_recorder_class = KairosSQLiteRecorder
+    sync."""
 
     def __init__(self, env: Any):
         super().__init__(env)

@@ -3,9 +3,8 @@
     .venv/bin/python benchmarks/write_breakdown.py [--writes 2000]
 
 Wraps the engine's steps with timers.  On the write path: loading the stream
-(with the check that no other process wrote), the store commit (its log
-entry is rendered and placed inside the commit's transaction), appending and
-fsyncing the log entry.  After the write returns, in the follower thread: the
+(with the check that no other process wrote), the store commit, rendering
+the log entry and appending and fsyncing it.  After the write returns, in the follower thread: the
 read-model batches and the file flushes, which overlap the next writes; the
 clock stops once they have caught up with the last write.
 """
@@ -49,8 +48,8 @@ def main() -> None:
         mem.flush()
         engine = mem.engine
         timed(engine, "stream", "load the stream (cache, no-other-writer check)")
-        timed(engine.store, "save", "store commit, log entry placed inside")
-        timed(engine.mirror, "plan", "  of which: render + place log entry")
+        timed(engine.store, "save", "store commit (fsynced)")
+        timed(engine.mirror, "plan", "render + place the log entry")
         timed(engine.mirror, "write", "log append + fsync")
         timed(engine.follower, "apply", "read-model batches")
         timed(engine.follower, "flush", "materialized-file flushes")
@@ -66,7 +65,7 @@ def main() -> None:
           f"caught up; {on_path / n * 1000:.3f} ms each until the last write returned")
     print("on the write path, per write:")
     accounted = 0.0
-    for name in ("load", "store", "  of which", "log"):
+    for name in ("load", "store", "render", "log"):
         key = next(k for k in timings if k.startswith(name))
         print(f"  {key:<48} {timings[key] / n * 1000:.3f} ms")
         if not key.startswith("  "):

@@ -162,11 +162,17 @@ class Engine:
     def fresh(self) -> None:
         """Apply to the read model every stored event it lacks.
 
-        Cheap when nothing is missing (one query).  Events this process
+        Cheap when nothing is missing (a ``stat`` of the newest log file, or
+        one query when another process has written).  Events this process
         committed are applied as they were recorded; others (another process
         wrote and its follower has not applied them yet, or it died) are read
         from the store and their log places looked up in the logs.
         """
+        if (self.synced is not None and self.applied >= self.synced
+                and self.mirror.tail_is_current(self.synced)):
+            # Applied all this process knows of, and the logs end where it
+            # left them: no other process has acknowledged a write since.
+            return
         stored = self.store.max_position()
         if stored <= self.applied:
             return

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import accumulate, islice
 
+from kairos import clock
 from kairos.logformat import (
     Entry,
     LogFormatError,
@@ -190,17 +191,22 @@ class LogMirror:
 
     def tail_is_current(self, expected_position: int) -> bool:
         """True when our cached tail still describes the files (no other writer
-        appended since): the newest file has the size we wrote and the store's
-        position before our write is the one we logged last."""
+        appended since): the last entry we know of is at ``expected_position``,
+        the newest file has the size we wrote, and no newer day file began."""
         t = self.tail
         if t is None or t.position != expected_position:
             return False
         if t.path is None:
             return not self.day_files()
         try:
-            return os.stat(t.path).st_size == t.size
+            if os.stat(t.path).st_size != t.size:
+                return False
         except FileNotFoundError:
             return False
+        if t.day != day_of(clock.now()):  # another process may have started a new day
+            files = self.day_files()
+            return bool(files) and files[-1][1] == t.path
+        return True
 
     # -- appending -----------------------------------------------------------
     def plan(self, recorded: Iterable[Recorded]) -> Plan:

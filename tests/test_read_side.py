@@ -88,3 +88,22 @@ def test_entries_are_located_alike_one_by_one_and_in_one_pass(mem: Memory) -> No
     assert mirror.locate(set(everything)) == everything  # more than a few: one pass
     with open(f"{mem.engine.home}/{everything[17][0]}", encoding="utf-8") as f:
         assert f.read().split("\n")[everything[17][1] - 1].startswith("## 000017 ")
+
+
+def test_a_reader_sees_a_write_another_process_made_in_a_new_day_file(
+        mem: Memory, home: Path, db_url: str) -> None:
+    from freezegun import freeze_time
+
+    with freeze_time("2026-11-01T23:59:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam lives in Oslo", user="sam")
+        assert mem.read("ada", "MEMORY.md", user="sam").content == "Sam lives in Oslo\n"
+    other = Memory(str(home), db_url)
+    try:
+        with freeze_time("2026-11-02T00:01:00Z"):
+            other.write("ada", "MEMORY.md", "Sam moved to Bergen", user="sam")
+            assert (home / "logs/2026/11/2026-11-02.md").exists()
+            # The reader's own last day file did not change: the new one is seen.
+            assert mem.read("ada", "MEMORY.md", user="sam").content == (
+                "Sam lives in Oslo\nSam moved to Bergen\n")
+    finally:
+        other.close()

@@ -45,6 +45,9 @@ from kairos.store import Recorded, Store
 # tests simulate.
 CRASH_AFTER = "KAIROS_TEST_CRASH_AFTER"
 PAGE = 1000
+# Read-model transactions hold the database's write lock, which the next
+# write waits for: small ones keep that wait short.
+BATCH = 50
 log = logging.getLogger("kairos")
 
 
@@ -56,8 +59,10 @@ def chunks(items: Iterator[Recorded], size: int = PAGE) -> Iterator[list[Recorde
         yield chunk
 
 
-def _crash_point(name: str) -> None:
-    if os.environ.get(CRASH_AFTER) == name:
+def _crash_point(name: str, armed: str | None = os.environ.get(CRASH_AFTER)) -> None:
+    """Die here if this process was started to (read once: ``os.environ``
+    lookups cost microseconds on every write)."""
+    if armed == name:
         os._exit(70)
 
 
@@ -192,7 +197,7 @@ class Engine:
                 missing = {r.position for r in recorded} - where.keys()
                 if missing:
                     where.update(self.mirror.locate(missing))
-            for chunk in (recorded[i:i + PAGE] for i in range(0, len(recorded), PAGE)):
+            for chunk in (recorded[i:i + BATCH] for i in range(0, len(recorded), BATCH)):
                 with self._db_write, self._readmodel.transaction() as cursor:
                     done = self.indexer.apply(cursor, chunk, where, expect=at)
                 if done is None:  # another process applied them first

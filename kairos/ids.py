@@ -9,6 +9,7 @@ a lookup, and they carry nothing but the ids themselves.
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 
@@ -39,11 +40,13 @@ def check_id(value: str | None, what: str) -> str:
     return value
 
 
+@functools.lru_cache(maxsize=4096)  # every write names its stream: hash once
 def agent_stream_id(agent: str) -> uuid.UUID:
     """The stream that holds an agent's own files (SOUL, ABOUT, TOOLS)."""
     return uuid.uuid5(KAIROS_NAMESPACE, f"agent:{agent}")
 
 
+@functools.lru_cache(maxsize=65536)
 def pair_stream_id(agent: str, user: str) -> uuid.UUID:
     """The stream of one agent+user pair (USER, MEMORY); '/' cannot occur in ids."""
     return uuid.uuid5(KAIROS_NAMESPACE, f"pair:{agent}/{user}")

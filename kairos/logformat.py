@@ -31,7 +31,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -247,4 +247,6 @@ def parse_day(text: str, day: str) -> list[Entry]:
 
 
 def day_of(ts: datetime) -> str:
-    return format_time(ts)[:10]
+    """The UTC date of a time, ``YYYY-MM-DD`` (the first ten characters of
+    :func:`format_time`, without formatting the rest)."""
+    return ts.astimezone(UTC).date().isoformat()

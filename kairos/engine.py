@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
 
@@ -182,28 +182,39 @@ class Engine:
         if stored <= self.applied:
             return
         with self._apply_lock:
-            at = self._readmodel.position()
-            with self._pending_lock:
-                pending, self._pending = self._pending, []
-            pending = [p for p in pending if p[1][-1].position > at]
-            if pending and pending[0][0] == at and all(
-                    later[0] == earlier[1][-1].position
-                    for earlier, later in zip(pending, pending[1:], strict=False)):
-                recorded = [r for _, batch, _ in pending for r in batch]
+            while True:  # again when another process moved the read model meanwhile
+                at = self._readmodel.position()
+                if at >= stored:
+                    self.applied = max(self.applied, at)
+                    return
+                with self._pending_lock:
+                    pending, self._pending = self._pending, []
+                pending = [p for p in pending if p[1][-1].position > at]
                 where = {k: v for _, _, w in pending for k, v in w.items()}
-            else:
-                recorded = list(self.store.read(after=at))
-                where = {k: v for _, _, w in pending for k, v in w.items()}
-                missing = {r.position for r in recorded} - where.keys()
-                if missing:
-                    where.update(self.mirror.locate(missing))
-            for chunk in (recorded[i:i + BATCH] for i in range(0, len(recorded), BATCH)):
+                if pending and pending[0][0] == at and all(
+                        later[0] == earlier[1][-1].position
+                        for earlier, later in zip(pending, pending[1:], strict=False)):
+                    pages: Iterable[list[Recorded]] = [
+                        [r for _, batch, _ in pending for r in batch]]
+                else:
+                    pages = chunks(self.store.read(after=at))
+                self._apply(pages, where, at)
+
+    def _apply(self, pages: Iterable[list[Recorded]], where: dict[int, tuple[str, int]],
+               at: int) -> None:
+        """Apply pages of events that follow position ``at``, in small
+        transactions; stop when another process got there first."""
+        for page in pages:
+            missing = {r.position for r in page} - where.keys()
+            if missing:
+                where.update(self.mirror.locate(missing))
+            for batch in (page[i:i + BATCH] for i in range(0, len(page), BATCH)):
                 with self._db_write, self._readmodel.transaction() as cursor:
-                    done = self.indexer.apply(cursor, chunk, where, expect=at)
-                if done is None:  # another process applied them first
-                    break
-                at = chunk[-1].position
-            self.applied = max(self.applied, at)
+                    done = self.indexer.apply(cursor, batch, where, expect=at)
+                if done is None:
+                    return
+                at = batch[-1].position
+                self.applied = max(self.applied, at)
 
     # -- the write path --------------------------------------------------------------
     def commit(self, stream: MemoryStream) -> list[Recorded]:

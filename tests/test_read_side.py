@@ -107,3 +107,30 @@ def test_a_reader_sees_a_write_another_process_made_in_a_new_day_file(
                 "Sam lives in Oslo\nSam moved to Bergen\n")
     finally:
         other.close()
+
+
+def test_a_read_finishes_what_another_process_applied_half_of(mem: Memory, home: Path,
+                                                              db_url: str) -> None:
+    reader, rival = Memory(str(home), db_url), Memory(str(home), db_url)
+    try:
+        mem.engine.follower.stop()
+        mem.engine.follower.notify = lambda: None  # type: ignore[method-assign]
+        for i in range(3):
+            mem.write("ada", "MEMORY.md", f"fact {i}", user="sam")
+        real = reader.engine.indexer.apply
+        raced: list[int] = []
+
+        def racing(cursor, batch, where, *, expect):  # type: ignore[no-untyped-def]
+            if not raced:  # the rival applies the first event just before the reader
+                raced.append(batch[0].position)
+                rival.engine._apply([[batch[0]]], dict(where), expect)
+            return real(cursor, batch, where, expect=expect)
+
+        reader.engine.indexer.apply = racing  # type: ignore[method-assign]
+        assert reader.read("ada", "MEMORY.md", user="sam").content == "fact 0\nfact 1\nfact 2\n"
+        assert raced  # the race happened: the reader's first batch was refused, then redone
+        assert [r["text"] for r in reader.history("ada", user="sam")
+                if r["type"] == "MemoryWritten"] == ["fact 0", "fact 1", "fact 2"]
+    finally:
+        reader.close()
+        rival.close()

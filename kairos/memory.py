@@ -177,7 +177,8 @@ class Memory:
         return cls(path, db)
 
     def close(self) -> None:
-        """Write the materialized files still pending and release the store."""
+        """Bring the read model and the materialized files up to the last
+        write (the follower's pending work), then release the store."""
         self.engine.close()
 
     def flush(self) -> int:

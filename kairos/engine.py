@@ -27,6 +27,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from itertools import islice
 from typing import Any
 
@@ -59,10 +60,11 @@ def chunks(items: Iterator[Recorded], size: int = PAGE) -> Iterator[list[Recorde
         yield chunk
 
 
-def _crash_point(name: str, armed: str | None = os.environ.get(CRASH_AFTER)) -> None:
-    """Die here if this process was started to (read once: ``os.environ``
-    lookups cost microseconds on every write)."""
-    if armed == name:
+_CRASH_ARMED = os.environ.get(CRASH_AFTER)  # read once: a lookup costs microseconds
+
+
+def _crash_point(name: str) -> None:
+    if _CRASH_ARMED == name:
         os._exit(70)
 
 
@@ -112,6 +114,13 @@ class Engine:
                 log.warning("could not bring the read side up to date: %s", e)
         self._readmodel.close()
         self.store.close()
+
+    @contextmanager
+    def read_side_held(self) -> Iterator[ReadModel]:
+        """The read model, with neither the follower nor any flush (of this
+        process or another) touching it or the files: for a rebuild."""
+        with self._apply_lock, self.files.locked():
+            yield self._readmodel
 
     @property
     def readmodel(self) -> ReadModel:
@@ -211,7 +220,7 @@ class Engine:
             for batch in (page[i:i + BATCH] for i in range(0, len(page), BATCH)):
                 with self._db_write, self._readmodel.transaction() as cursor:
                     done = self.indexer.apply(cursor, batch, where, expect=at)
-                if done is None:
+                if not done:
                     return
                 at = batch[-1].position
                 self.applied = max(self.applied, at)

@@ -3,9 +3,10 @@
 A write returns once its event is committed in the store and its log entry
 is fsynced.  The read model (event index and current files) and the
 materialized files follow, in this thread: :meth:`Follower.notify` wakes it,
-it applies every event the read model lacks (in one read-model transaction,
-however many writes came in meanwhile), then waits ``delay`` seconds, so that
-a burst of writes to one file costs one rename, and writes the changed files.
+it applies every event the read model lacks (however many writes came in
+meanwhile, in transactions of up to 50 events), then waits ``delay`` seconds,
+so that a burst of writes to one file costs one rename, and writes the
+changed files.
 
 Nothing here is needed for correctness: every read first brings the read
 model up to the store itself (:meth:`kairos.engine.Engine.fresh`), every open

@@ -101,9 +101,9 @@ def _all_entries(engine: Engine) -> Any:
 
 def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
     home = engine.home
-    readmodel = engine._readmodel  # not engine.readmodel: that would apply events first
-    # Neither the follower nor a flush may touch a half-built read model.
-    with engine._apply_lock, engine.files.locked():
+    # Not engine.readmodel, which would apply events first: a half-built read
+    # model, held from the follower and every flush.
+    with engine.read_side_held() as readmodel:
         before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
         readmodel.reset()
         where = engine.mirror.locate()

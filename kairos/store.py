@@ -172,9 +172,7 @@ class Store:
                     yield Recorded(n.id, mapper.to_domain_event(n))
                     continue
                 e = decoder.decode(n.state)
-                iso = e.timestamp["_data_"]  # _time_text, its common case inline
-                e.at = (iso[:26] + "Z" if len(iso) == 32 and iso[26:] == "+00:00"
-                        else _time_text(iso))
+                e.at = _time_text(e.timestamp["_data_"])
                 e.originator_id = n.originator_id
                 e.originator_version = n.originator_version
                 yield Recorded(n.id, e)

@@ -26,7 +26,7 @@ from kairos.projections.fold import (
     touched,
 )
 from kairos.projections.light import Light
-from kairos.projections.readmodel import FileChange, text_of
+from kairos.projections.readmodel import text_of
 
 SET_POSITION = "UPDATE memory_positions SET position = ? WHERE name = 'index'"
 # Moves the position only from where the caller expects it: no row comes
@@ -94,17 +94,17 @@ class Indexer:
                                          row[next(iter(row.keys()))])
 
     def apply(self, cursor: Any, recorded: Sequence[Any], where: dict[int, tuple[str, int]],
-              *, expect: int) -> list[FileChange] | None:
+              *, expect: int) -> bool:
         """Apply events (each with ``.position`` and ``.event``) that follow
-        position ``expect``; return the files they changed.
+        position ``expect``.
 
-        Returns None, applying nothing, when the read model is not at
+        Returns False, applying nothing, when the read model is not at
         ``expect`` (another process got there first: its rows are the same).
         """
         if not recorded:
-            return []
+            return True
         if self._one(cursor, MOVE_POSITION, (recorded[-1].position, expect)) is None:
-            return None
+            return False
         rows: list[tuple[Any, ...]] = []
         retracted: list[tuple[str, str]] = []
         state: dict[tuple[str, str, str], tuple[Files, int, int, str]] = {}
@@ -121,14 +121,11 @@ class Indexer:
         cursor.executemany(self._sql(INSERT_INDEX), rows)
         if retracted:
             cursor.executemany(self._sql(MARK_RETRACTED), retracted)
-        changes = []
         for (agent, user, name), (files, version, position, at) in state.items():
             segments = files.get(name, [])
-            content = render(segments)
-            cursor.execute(self._sql(UPSERT_FILE), (agent, user, name, content,
+            cursor.execute(self._sql(UPSERT_FILE), (agent, user, name, render(segments),
                                                     json.dumps(segments), version, position, at))
-            changes.append(FileChange(agent, user or None, name, content))
-        return changes
+        return True
 
     def load(self, cursor: Any, recorded: Iterable[Any],
              where: dict[int, tuple[str, int]]) -> tuple[int, int, list[tuple[str, str]]]:

@@ -132,16 +132,6 @@ class FileRow:
     updated_at: str
 
 
-@dataclass(frozen=True)
-class FileChange:
-    """A file whose text an applied batch changed (for materializing)."""
-
-    agent: str
-    user: str | None
-    file: str
-    content: str
-
-
 def sqlalchemy_url(url: str) -> str:
     if url.startswith(("postgresql:", "postgres:")):
         return "postgresql+psycopg:" + url.split(":", 1)[1]

@@ -100,6 +100,10 @@ def measure_one(name: str) -> dict[str, Any]:
     for i in range(0, len(batch), 64):
         vecs = model.passages(batch[i:i + 64])
     batch_rate = len(batch) / (time.perf_counter() - t)
+    t = time.perf_counter()
+    for line in lines:
+        model.passages([line])
+    one_rate = len(lines) / (time.perf_counter() - t)
     single = []
     for q in (q["query"] for q in data["queries"]):
         t = time.perf_counter()
@@ -108,6 +112,7 @@ def measure_one(name: str) -> dict[str, Any]:
     return {"embedder": name, "dims": int(vecs.shape[1]), "import_load_s": round(load_s, 3),
             "rss_before_mb": round(base, 1), "rss_loaded_mb": round(loaded, 1),
             "rss_after_mb": round(rss_mb(), 1), "batch64_lines_per_s": round(batch_rate),
+            "one_by_one_lines_per_s": round(one_rate),
             "query_ms_p50": round(statistics.median(single), 2),
             "query_ms_max": round(max(single), 2),
             "avg_line_chars": round(statistics.fmean(len(x) for x in lines), 1)}

@@ -19,8 +19,8 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from kairos import audit
-from kairos.hashing import format_time
+from kairos.audit import trace as audit
+from kairos.domain.hashing import format_time
 from kairos.memory import Memory
 from kairos.projections.indexer import INSERT_INDEX
 

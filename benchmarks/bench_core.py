@@ -31,14 +31,14 @@ from pathlib import Path
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, event
 
-from kairos.domain import MemoryStream
+from kairos.domain.events import MemoryStream
+from kairos.engine.postgres import env_from_url
+from kairos.engine.rebuild import RebuildReport, rebuild_projections
+from kairos.engine.store import PAGE
 from kairos.memory import Memory
 from kairos.projections.indexer import INSERT_INDEX, index_row
-from kairos.rebuild import RebuildReport, rebuild_projections
-from kairos.store import PAGE
-from kairos.stores.postgres import env_from_url
 
-DURABLE = {"PERSISTENCE_MODULE": "kairos.stores.sqlite:DurableSQLiteFactory",
+DURABLE = {"PERSISTENCE_MODULE": "kairos.engine.sqlite:DurableSQLiteFactory",
            "SQLITE_LOCK_TIMEOUT": "30"}
 
 

@@ -21,9 +21,9 @@ import tracemalloc
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from kairos.domain import MemoryStream
+from kairos.domain.events import MemoryStream
+from kairos.dream.runner import run
 from kairos.memory import Memory
-from kairos.runner import run
 
 THINGS = ["bike", "laptop", "plant", "book", "guitar", "camera", "kettle", "lamp", "desk", "car"]
 COLORS = ["red", "blue", "green", "black", "white", "silver", "yellow"]

@@ -11,9 +11,15 @@ Two tables answer every read without replaying history:
 ``memory_positions`` records the last position applied, in the same
 transaction as the rows, so a crash never applies an event twice or skips
 one.  The tables are derived: ``kairos rebuild`` drops and re-creates them.
-They are written by :mod:`indexer` (in the store's own transactions) and read
-here, through SQLAlchemy.
-Schema changes are named migrations, applied once, in order.
+This module is the one way into the database for the read side.  Every
+statement is a SQLAlchemy Core construct over the tables below, the same on
+SQLite and PostgreSQL.  Reads run them through SQLAlchemy connections.  The
+two hot writes — a batch the follower applies after each write, a rebuild's
+bulk load — run them on the DB-API cursor of a pooled connection
+(:class:`Writer`), each compiled once per dialect, positional on both:
+``benchmarks/bench_core.py`` measured SQLAlchemy's per-row parameter
+processing at a fifth of a rebuild.  Schema changes are named migrations,
+applied once, in order.
 """
 
 from __future__ import annotations
@@ -21,26 +27,32 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     BigInteger,
     Column,
     Connection,
     Engine,
+    Executable,
     Index,
     Integer,
     MetaData,
+    Row,
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     event,
     func,
+    insert,
     select,
+    update,
 )
 from sqlalchemy import text as sql_text
+
+from kairos.ports import FileRow, IndexRow
 
 metadata = MetaData()
 
@@ -120,18 +132,6 @@ MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_wri
 READ_MODEL_TABLES = (files_table, index, positions, migrations_table)
 
 
-@dataclass(frozen=True)
-class FileRow:
-    agent: str
-    user: str | None
-    file: str
-    content: str
-    segments: list[list[str]]
-    version: int
-    position: int
-    updated_at: str
-
-
 def sqlalchemy_url(url: str) -> str:
     if url.startswith(("postgresql:", "postgres:")):
         return "postgresql+psycopg:" + url.split(":", 1)[1]
@@ -139,23 +139,121 @@ def sqlalchemy_url(url: str) -> str:
 
 
 def create_read_engine(url: str) -> Engine:
-    engine = create_engine(sqlalchemy_url(url), pool_size=2, max_overflow=2) if not url.startswith(
-        "sqlite") else create_engine(url)
-    if url.startswith("sqlite"):
-        @event.listens_for(engine, "connect")
-        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
-            cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA busy_timeout=30000")
-            # The read model is derived and tracked by position: it need not
-            # be fsynced on every commit (the event store is).
-            cur.execute("PRAGMA synchronous=NORMAL")
-            cur.close()
+    if not url.startswith("sqlite"):
+        # Positional parameters, as on SQLite: the writer's rows are tuples.
+        return create_engine(sqlalchemy_url(url), pool_size=2, max_overflow=2,
+                             paramstyle="format")
+    engine = create_engine(url)
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA busy_timeout=30000")
+        # The read model is derived and tracked by position: it need not
+        # be fsynced on every commit (the event store is).
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.close()
     return engine
 
 
+# The columns of an index row as the writer inserts them (retracted_by is
+# set later, by the retraction).
+ROW_COLUMNS = ("position", "event_id", "stream_id", "version", "type", "agent_id", "user_id",
+               "file", "actor", "session_id", "recorded_at", "text", "log_file", "log_line",
+               "ref")
+FILE_COLUMNS = ("agent_id", "user_id", "file", "content", "segments", "version", "position",
+                "updated_at")
+IndexTuple = tuple[Any, ...]
+# A statement compiled for the dialect: its text, its parameters in order,
+# and the values of the constants it holds (such as the position row's name).
+Compiled = tuple[str, tuple[str, ...], dict[str, Any]]
+
+
+def _statements() -> dict[str, Executable]:
+    key = (files_table.c.agent_id == bindparam("k_agent")) & (
+        files_table.c.user_id == bindparam("k_user")) & (files_table.c.file == bindparam("k_file"))
+    at_index = positions.c.name == "index"
+    return {
+        "insert_index": insert(index).values({c: bindparam(c) for c in ROW_COLUMNS}),
+        "mark_retracted": update(index).where(index.c.event_id == bindparam("k_id"))
+        .values(retracted_by=bindparam("by")),
+        "move_position": update(positions).where(
+            at_index & (positions.c.position == bindparam("expect")))
+        .values(position=bindparam("to")),
+        "set_position": update(positions).where(at_index).values(position=bindparam("to")),
+        "segments": select(files_table.c.segments).where(key),
+        "insert_file": insert(files_table).values({c: bindparam(c) for c in FILE_COLUMNS}),
+        "update_file": update(files_table).where(key).values(
+            {c: bindparam(c) for c in FILE_COLUMNS[3:]}),
+    }
+
+
+class Writer:
+    """The read model's hot writes, on one transaction's DB-API cursor.
+
+    The statements are :func:`_statements` compiled for the database's
+    dialect; parameters go in the order each compiled statement names them,
+    so rows stay plain tuples from the indexer to the driver.
+    """
+
+    def __init__(self, cursor: Any, sql: dict[str, Compiled]):
+        self.cursor = cursor
+        self.sql = sql
+
+    def _run(self, name: str, values: dict[str, Any]) -> None:
+        text, order, constants = self.sql[name]
+        self.cursor.execute(text, tuple(values[k] if k in values else constants[k]
+                                        for k in order))
+
+    def move_position(self, to: int, expect: int) -> bool:
+        """Move the position from ``expect`` to ``to``; False when it was not
+        at ``expect`` (another process applied these events first)."""
+        self._run("move_position", {"to": to, "expect": expect})
+        return bool(self.cursor.rowcount == 1)
+
+    def set_position(self, to: int) -> None:
+        self._run("set_position", {"to": to})
+
+    def insert_index(self, rows: Iterable[IndexTuple]) -> None:
+        text, order, _ = self.sql["insert_index"]
+        assert order == ROW_COLUMNS
+        self.cursor.executemany(text, rows)
+
+    def mark_retracted(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """``pairs``: (retraction id, retracted id)."""
+        text, order, _ = self.sql["mark_retracted"]
+        assert order == ("by", "k_id")
+        self.cursor.executemany(text, pairs)
+
+    def segments(self, agent: str, user: str, name: str) -> list[list[Any]] | None:
+        self._run("segments", {"k_agent": agent, "k_user": user, "k_file": name})
+        row = self.cursor.fetchone()
+        return None if row is None else list(json.loads(row[0]))
+
+    def put_file(self, row: tuple[str, str, str, str, str, int, int, str], *, new: bool) -> None:
+        values = dict(zip(FILE_COLUMNS, row, strict=True))
+        if new:
+            self._run("insert_file", values)
+        else:
+            self._run("update_file", {**values, "k_agent": row[0], "k_user": row[1],
+                                      "k_file": row[2]})
+
+    def insert_files(self, rows: Iterable[tuple[str, str, str, str, str, int, int, str]]) -> None:
+        text, order, _ = self.sql["insert_file"]
+        assert order == FILE_COLUMNS
+        self.cursor.executemany(text, rows)
+
+
 class ReadModel:
+    """The read model's tables: its schema, its reads and its writer."""
+
     def __init__(self, engine: Engine):
         self.engine = engine
+        self._sql: dict[str, Compiled] = {}
+        for name, stmt in _statements().items():
+            compiled = stmt.compile(dialect=engine.dialect)
+            self._sql[name] = (str(compiled), tuple(compiled.positiontup or ()),
+                               dict(compiled.params))
 
     # -- schema ----------------------------------------------------------------
     def migrate(self) -> list[str]:
@@ -192,20 +290,33 @@ class ReadModel:
         self.engine.dispose()
 
     @contextmanager
-    def transaction(self) -> Iterator[Any]:
-        """A write transaction on the read model's own connection (a DB-API
-        cursor): it is derived and tracked by position, so on SQLite its
+    def transaction(self) -> Iterator[Writer]:
+        """A write transaction on a pooled connection of the read model's
+        engine: it is derived and tracked by position, so on SQLite its
         commits are not fsynced (``synchronous=NORMAL``)."""
         conn = self.engine.raw_connection()
         try:
-            cursor = conn.cursor()
-            yield cursor
+            yield Writer(conn.cursor(), self._sql)
             conn.commit()
         except BaseException:
             conn.rollback()
             raise
         finally:
             conn.close()
+
+    @contextmanager
+    def advisory_lock(self, key: int) -> Iterator[bool]:
+        """Try PostgreSQL's session advisory lock ``key`` on a connection of
+        this engine, held for the block; yield whether this session got it."""
+        with self.engine.connect() as conn:
+            got = bool(conn.scalar(select(func.pg_try_advisory_lock(key))))
+            conn.commit()
+            try:
+                yield got
+            finally:
+                if got:
+                    conn.execute(select(func.pg_advisory_unlock(key)))
+                    conn.commit()
 
     # -- position --------------------------------------------------------------
     def position(self) -> int:
@@ -230,6 +341,11 @@ class ReadModel:
         return upto, [(r.agent_id, r.user_id or None, r.file, r.content) for r in rows]
 
     # -- reading -------------------------------------------------------------------
+    @staticmethod
+    def _file_row(r: Row[Any]) -> FileRow:
+        return FileRow(r.agent_id, r.user_id or None, r.file, r.content,
+                       json.loads(r.segments), r.version, r.position, r.updated_at)
+
     def file(self, agent: str, user: str | None, name: str) -> FileRow | None:
         with self.engine.connect() as conn:
             row = conn.execute(select(files_table).where(
@@ -237,8 +353,7 @@ class ReadModel:
                 & (files_table.c.file == name))).first()
         if row is None or not row.content:
             return None
-        return FileRow(row.agent_id, row.user_id or None, row.file, row.content,
-                       json.loads(row.segments), row.version, row.position, row.updated_at)
+        return self._file_row(row)
 
     def files_of(self, agent: str, user: str | None) -> list[FileRow]:
         """The existing files of an agent (``user`` None) or of one pair."""
@@ -246,29 +361,25 @@ class ReadModel:
             rows = conn.execute(select(files_table).where(
                 (files_table.c.agent_id == agent) & (files_table.c.user_id == (user or "")))
                 .order_by(files_table.c.file)).all()
-        return [FileRow(r.agent_id, r.user_id or None, r.file, r.content,
-                        json.loads(r.segments), r.version, r.position, r.updated_at)
-                for r in rows if r.content]
+        return [self._file_row(r) for r in rows if r.content]
 
     def all_files(self) -> list[FileRow]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(files_table).order_by(
                 files_table.c.agent_id, files_table.c.user_id, files_table.c.file)).all()
-        return [FileRow(r.agent_id, r.user_id or None, r.file, r.content,
-                        json.loads(r.segments), r.version, r.position, r.updated_at)
-                for r in rows if r.content]
+        return [self._file_row(r) for r in rows if r.content]
 
-    def event(self, event_id: str) -> dict[str, Any] | None:
+    def event(self, event_id: str) -> IndexRow | None:
         with self.engine.connect() as conn:
             row = conn.execute(select(index).where(index.c.event_id == event_id)).first()
-        return dict(row._mapping) if row is not None else None
+        return cast(IndexRow, dict(row._mapping)) if row is not None else None
 
     def events(self, *, agent: str | None = None, user: str | None = None,
                pair_only: bool = False, file: str | None = None,
                types: Iterable[str] | None = None, stream_id: str | None = None,
                until: str | None = None, since: str | None = None, actor: str | None = None,
                session: str | None = None, grep: str | None = None,
-               limit: int | None = None) -> list[dict[str, Any]]:
+               limit: int | None = None) -> list[IndexRow]:
         """Index rows in global order, filtered; ``pair_only`` with ``user=None``
         selects the agent's own stream (rows without a user).  ``since`` and
         ``until`` bound the recording time (inclusive); ``grep`` matches the
@@ -299,7 +410,7 @@ class ReadModel:
         if limit is not None:
             q = q.limit(limit)
         with self.engine.connect() as conn:
-            return [dict(r._mapping) for r in conn.execute(q)]
+            return [cast(IndexRow, dict(r._mapping)) for r in conn.execute(q)]
 
     def pairs(self) -> list[tuple[str, str]]:
         """Every agent+user pair with events, sorted."""
@@ -316,18 +427,3 @@ class ReadModel:
             value = conn.scalar(select(func.max(index.c.version)).where(
                 (index.c.agent_id == agent) & scope & (index.c.recorded_at <= until)))
         return int(value or 0)
-
-
-def text_of(e: Any) -> str | None:
-    kind = type(e).__name__
-    if kind == "MemoryWritten":
-        return e.text  # type: ignore[no-any-return]
-    if kind == "MemoryRetracted":
-        return e.reason  # type: ignore[no-any-return]
-    if kind == "SessionEnded":
-        return e.notes  # type: ignore[no-any-return]
-    if kind in ("DreamRejected", "VersionRolledBack"):
-        return e.reason  # type: ignore[no-any-return]
-    if kind == "DreamProposed":
-        return ", ".join(sorted(e.files)) + f" from events up to version {e.cutoff}"
-    return None

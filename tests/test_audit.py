@@ -112,14 +112,14 @@ def test_diff_between_versions_explains_the_change(mem: Memory, kairos: Kairos) 
     assert out.exit_code == 0
     assert "--- MEMORY.md version 0\n+++ MEMORY.md version 1\n" in out.stdout
     assert "-Sam likes tea.\n" in out.stdout and f"dream {dream_id}" in out.stdout
-    assert kairos("diff", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "0", "9").exit_code == 1
+    assert kairos("diff", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "0", "9").exit_code == 2
 
 
 def test_an_export_bundle_verifies_alone_and_fails_when_touched(
         mem: Memory, kairos: Kairos, tmp_path: Path) -> None:
     story(mem)
     assert kairos("keygen", str(tmp_path / "k.pem")).exit_code == 0
-    assert kairos("export", "-a", "ada", "-u", "sam", str(tmp_path / "none")).exit_code == 1
+    assert kairos("export", "-a", "ada", "-u", "sam", str(tmp_path / "none")).exit_code == 2
     assert kairos("seal", "--key", str(tmp_path / "k.pem")).exit_code == 0
     bundle = tmp_path / "bundle"
     out = kairos("export", "-a", "ada", "-u", "sam", str(bundle))

@@ -70,7 +70,7 @@ def test_log_prints_the_day(kairos: Kairos) -> None:
     assert [(e["position"], e["type"], e.get("text")) for e in entries] == [
         (1, "StreamOpened", None), (2, "MemoryWritten", "I am Ada.")]
     assert entries[1]["log_line"] == out.output.split("\n").index("## 000002 MemoryWritten") + 1
-    assert kairos("log", "1999-01-01").exit_code == 1
+    assert kairos("log", "1999-01-01").exit_code == 2  # not found: bad input
 
 
 BAD_INPUTS = [

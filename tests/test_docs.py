@@ -48,7 +48,7 @@ def test_every_command_has_a_summary_and_an_example(path: list[str]) -> None:
 def test_the_dream_walkthrough_and_prompt_in_the_docs_are_current() -> None:
     demo = load_script("dream_demo")
     doc = (ROOT / "docs/dream.md").read_text()
-    assert (ROOT / "kairos/distill/prompt.md").read_text().rstrip() in doc
+    assert (ROOT / "kairos/dream/distill/prompt.md").read_text().rstrip() in doc
     assert demo.render() in doc, "docs/dream.md is stale: run python scripts/dream_demo.py"
 
 

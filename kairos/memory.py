@@ -23,11 +23,12 @@ from kairos.agent.context import Contexts
 from kairos.agent.search import Search
 from kairos.audit.checkpoints import CheckpointCheck, Checkpoints
 from kairos.audit.trace import Audit
-from kairos.domain.events import ACTORS, MODES, EventType, MemoryStream, payload_of
+from kairos.domain.events import ACTORS, MODES, MemoryStream, payload_of
 from kairos.domain.files import FileSpec, check_scope, file_spec
 from kairos.domain.fold import fold, render, size
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
+from kairos.domain.kinds import EventType
 from kairos.domain.inputs import check_text, parse_day, parse_when
 from kairos.domain.logformat import Entry, file_header, render_entry
 from kairos.domain.logformat import parse_day as parse_log_day
@@ -120,7 +121,7 @@ class Memory:
     def __enter__(self) -> Memory:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_exc: object) -> None:
         self.close()
 
     # -- helpers -----------------------------------------------------------------

@@ -34,7 +34,6 @@ from sqlalchemy import (
     Column,
     Connection,
     Engine,
-    Executable,
     Index,
     Integer,
     MetaData,
@@ -51,6 +50,8 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import text as sql_text
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.expression import ClauseElement
 
 from kairos.ports import FileRow, IndexRow
 
@@ -166,10 +167,10 @@ FILE_COLUMNS = ("agent_id", "user_id", "file", "content", "segments", "version",
 IndexTuple = tuple[Any, ...]
 # A statement compiled for the dialect: its text, its parameters in order,
 # and the values of the constants it holds (such as the position row's name).
-Compiled = tuple[str, tuple[str, ...], dict[str, Any]]
+CompiledSQL = tuple[str, tuple[str, ...], dict[str, Any]]
 
 
-def _statements() -> dict[str, Executable]:
+def _statements() -> dict[str, ClauseElement]:
     key = (files_table.c.agent_id == bindparam("k_agent")) & (
         files_table.c.user_id == bindparam("k_user")) & (files_table.c.file == bindparam("k_file"))
     at_index = positions.c.name == "index"
@@ -196,7 +197,7 @@ class Writer:
     so rows stay plain tuples from the indexer to the driver.
     """
 
-    def __init__(self, cursor: Any, sql: dict[str, Compiled]):
+    def __init__(self, cursor: Any, sql: dict[str, CompiledSQL]):
         self.cursor = cursor
         self.sql = sql
 
@@ -249,9 +250,9 @@ class ReadModel:
 
     def __init__(self, engine: Engine):
         self.engine = engine
-        self._sql: dict[str, Compiled] = {}
+        self._sql: dict[str, CompiledSQL] = {}
         for name, stmt in _statements().items():
-            compiled = stmt.compile(dialect=engine.dialect)
+            compiled = cast(SQLCompiler, stmt.compile(dialect=engine.dialect))
             self._sql[name] = (str(compiled), tuple(compiled.positiontup or ()),
                                dict(compiled.params))
 

@@ -100,16 +100,17 @@ def assemble(memory: MemoryFiles, agent: str, user: str | None = None, *,
                             as_of=as_of)
              for n in injected}
     sections: list[Section] = []
+    content = {n: r.content.rstrip("\n") for n, r in texts.items() if r.content}
     for name in ("SOUL.md", "ABOUT.md"):
-        if name in texts and texts[name].content:
-            sections.append(Section(TITLES[name], texts[name].content.rstrip("\n")))
+        if name in content:
+            sections.append(Section(TITLES[name], content[name]))
     tool_text = describe(tools)
-    if "TOOLS.md" in texts and texts["TOOLS.md"].content:
-        tool_text += "\n\n---\n\n## Tool Notes\n\n" + texts["TOOLS.md"].content.rstrip("\n")
+    if "TOOLS.md" in content:
+        tool_text += "\n\n---\n\n## Tool Notes\n\n" + content["TOOLS.md"]
     sections.append(Section("Tools", tool_text))
     for name in ("USER.md", "MEMORY.md"):
-        if name in texts and texts[name].content:
-            body = texts[name].content.rstrip("\n")
+        if name in content:
+            body = content[name]
             if texts[name].over_limit:
                 body += (f"\n\n({name} is {texts[name].size} characters, over its limit of "
                          f"{texts[name].limit}: compress it with memory_write mode=replace.)")

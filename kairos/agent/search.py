@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kairos.domain.events import EventType
+from kairos.domain.kinds import EventType
 from kairos.domain.ids import check_id
 from kairos.errors import BadInput
 from kairos.ports import Index

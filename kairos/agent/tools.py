@@ -117,11 +117,11 @@ class ToolExecutor:
             if name not in TOOL_NAMES:
                 raise ToolError(f"unknown tool {name!r}")
             args = _check_arguments(name, arguments)
-            handler: Callable[..., dict[str, Any]] = {
+            handlers: dict[str, Callable[..., dict[str, Any]]] = {
                 "memory_read": self._memory_read, "memory_write": self._memory_write,
                 "memory_search": self._memory_search, "memory_retract": self._memory_retract,
-            }[name]
-            return handler(**args)
+            }
+            return handlers[name](**args)
         except KairosError as e:
             return {"error": str(e)}
 

@@ -174,12 +174,14 @@ def _check_record(n: int, text: str, tree: tuple[bytes, int, bool] | None,
     if cls is None:
         return [f"{where}: unknown type {rec['type']!r}"]
     where += f" (position {rec['position']})"
+    fields: dict[str, Any] = {
+        "originator_id": rec["stream"], "originator_version": rec["version"],
+        "event_id": rec["event_id"], "prev": rec["prev"], "hash": rec["hash"], **rec["payload"]}
+    if cls is MemoryStream.StreamOpened:
+        fields["originator_topic"] = MemoryStream.TOPIC
     try:
-        event = cls(originator_id=UUID(rec["stream"]), originator_version=rec["version"],
-                    timestamp=parse_time(rec["time"]), event_id=rec["event_id"],
-                    prev=rec["prev"], hash=rec["hash"], **rec["payload"],
-                    **({"originator_topic": MemoryStream.TOPIC}
-                       if cls is MemoryStream.StreamOpened else {}))
+        fields.update(originator_id=UUID(rec["stream"]), timestamp=parse_time(rec["time"]))
+        event = cls(**fields)
         hashed = expected_hash(event)
         proof = [bytes.fromhex(p) for p in rec["inclusion"]]
     except (TypeError, ValueError, AttributeError) as e:

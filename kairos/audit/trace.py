@@ -17,13 +17,13 @@ from kairos.domain.events import (
     DomainEvent,
     DreamApproved,
     DreamProposed,
-    EventType,
     MemoryStream,
     of_kind,
 )
 from kairos.domain.files import check_scope, file_spec, has_versions
 from kairos.domain.fold import Segments, fold, render
 from kairos.domain.hashing import format_time
+from kairos.domain.kinds import EventType
 from kairos.domain.ids import check_id
 from kairos.domain.inputs import when_text
 from kairos.domain.versions import proposals, published

@@ -35,7 +35,6 @@ from kairos.domain.events import (
     DreamApproved,
     DreamProposed,
     DreamRejected,
-    EventType,
     MemoryStream,
     ProposedFile,
     of_kind,
@@ -43,6 +42,7 @@ from kairos.domain.events import (
 from kairos.domain.files import check_scope, file_spec, has_versions
 from kairos.domain.fold import Segments, fold, render, size
 from kairos.domain.hashing import format_time
+from kairos.domain.kinds import EventType
 from kairos.domain.ids import check_id
 from kairos.domain.versions import active_version, published, versions
 from kairos.dream.distill.base import Context, Distiller, Line, Signal
@@ -360,9 +360,9 @@ class Dreams:
         events = self._events(agent, user)
         p: DreamProposed = next(e for e in of_kind(events, EventType.PROPOSED)
                                 if e.event_id == dream_id)
-        decision: DreamApproved | DreamRejected | None = next(
-            (e for e in events if e.kind in (EventType.APPROVED, EventType.REJECTED)
-             and e.dream_id == dream_id), None)  # type: ignore[union-attr]
+        decisions: list[DreamApproved | DreamRejected] = [
+            e for e in events if isinstance(e, (DreamApproved, DreamRejected))]
+        decision = next((e for e in decisions if e.dream_id == dream_id), None)
         texts = {e.event_id: (format_time(e.timestamp), e.kind.value,
                               getattr(e, "text", None) or getattr(e, "notes", None))
                  for e in events}

@@ -99,7 +99,3 @@ class Follower:
             self._wake.set()
             self._thread.join()
             self._thread = None
-
-    @property
-    def stopped(self) -> bool:
-        return self._stopped

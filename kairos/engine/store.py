@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, cast
 from uuid import UUID
@@ -161,7 +161,7 @@ class Store:
         return self.app.recorder.max_notification_id() or 0
 
     def pages(self, after: int = 0, upto: int | None = None,
-              page: int = PAGE) -> Iterator[list[Notification]]:
+              page: int = PAGE) -> Iterator[Sequence[Notification]]:
         """The stored rows with ``after < position <= upto``, in order, a page
         at a time ("ids greater than the last one seen": PostgreSQL ids can
         have gaps)."""
@@ -200,7 +200,7 @@ class Store:
                     continue
                 e = decoder.decode(n.state)
                 e.at = _time_text(e.timestamp["_data_"])
-                e.originator_id = n.originator_id
+                e.originator_id = cast(UUID, n.originator_id)
                 e.originator_version = n.originator_version
                 yield BulkRecorded(n.id, e)
 
@@ -247,7 +247,8 @@ class Store:
             if isinstance(e, IntegrityError):
                 raise Conflict(str(stream.id)) from None
             raise
-        return [Recorded(r.notification.id, r.domain_event) for r in recordings]
+        return [Recorded(r.notification.id, cast(DomainEvent, r.domain_event))
+                for r in recordings]
 
     def evict(self, stream_id: UUID) -> None:
         cache = self.app.repository.cache

@@ -28,8 +28,8 @@ from kairos.domain.files import FileSpec, check_scope, file_spec
 from kairos.domain.fold import fold, render, size
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
-from kairos.domain.kinds import EventType
 from kairos.domain.inputs import check_text, parse_day, parse_when
+from kairos.domain.kinds import EventType
 from kairos.domain.logformat import Entry, file_header, render_entry
 from kairos.domain.logformat import parse_day as parse_log_day
 from kairos.dream.service import Dreams

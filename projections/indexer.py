@@ -169,8 +169,8 @@ class Indexer:
                 last = r.position
                 count += 1
 
-        writer.insert_index(rows())
-        writer.insert_files(
+        writer.load_index(rows())
+        writer.load_files(
             (agent, user, name, render(segments), json.dumps(segments), version, position, at)
             for (agent, user, name), (segments, version, position, at) in state.items())
         writer.set_position(last)

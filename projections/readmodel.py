@@ -25,7 +25,7 @@ applied once, in order.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
@@ -165,6 +165,7 @@ ROW_COLUMNS = ("position", "event_id", "stream_id", "version", "type", "agent_id
 FILE_COLUMNS = ("agent_id", "user_id", "file", "content", "segments", "version", "position",
                 "updated_at")
 IndexTuple = tuple[Any, ...]
+FileTuple = tuple[str, str, str, str, str, int, int, str]
 # A statement compiled for the dialect: its text, its parameters in order,
 # and the values of the constants it holds (such as the position row's name).
 CompiledSQL = tuple[str, tuple[str, ...], dict[str, Any]]
@@ -189,60 +190,72 @@ def _statements() -> dict[str, ClauseElement]:
     }
 
 
-class Writer:
-    """The read model's hot writes, on one transaction's DB-API cursor.
+STATEMENTS = _statements()
+# The bulk load's statements run on the DB-API cursor, compiled once per dialect.
+BULK = ("insert_index", "insert_file")
 
-    The statements are :func:`_statements` compiled for the database's
-    dialect; parameters go in the order each compiled statement names them,
-    so rows stay plain tuples from the indexer to the driver.
+
+class Writer:
+    """The read model's writes, in one transaction.
+
+    Every statement is one of :data:`STATEMENTS`.  They run through the
+    SQLAlchemy connection, but for the rebuild's bulk load (:meth:`load_index`,
+    :meth:`load_files`), which runs them compiled on the connection's DB-API
+    cursor: there SQLAlchemy's per-row parameter handling was half the time
+    (``benchmarks/bench_core.py``; a batch after a write is a few rows and its
+    cost is the commit).
     """
 
-    def __init__(self, cursor: Any, sql: dict[str, CompiledSQL]):
-        self.cursor = cursor
-        self.sql = sql
-
-    def _run(self, name: str, values: dict[str, Any]) -> None:
-        text, order, constants = self.sql[name]
-        self.cursor.execute(text, tuple(values[k] if k in values else constants[k]
-                                        for k in order))
+    def __init__(self, conn: Connection, bulk: dict[str, CompiledSQL]):
+        self.conn = conn
+        self.bulk = bulk
 
     def move_position(self, to: int, expect: int) -> bool:
         """Move the position from ``expect`` to ``to``; False when it was not
         at ``expect`` (another process applied these events first)."""
-        self._run("move_position", {"to": to, "expect": expect})
-        return bool(self.cursor.rowcount == 1)
+        moved = self.conn.execute(STATEMENTS["move_position"], {"to": to, "expect": expect})
+        return moved.rowcount == 1
 
     def set_position(self, to: int) -> None:
-        self._run("set_position", {"to": to})
+        self.conn.execute(STATEMENTS["set_position"], {"to": to})
 
-    def insert_index(self, rows: Iterable[IndexTuple]) -> None:
-        text, order, _ = self.sql["insert_index"]
-        assert order == ROW_COLUMNS
-        self.cursor.executemany(text, rows)
+    def insert_index(self, rows: Sequence[IndexTuple]) -> None:
+        self.conn.execute(STATEMENTS["insert_index"],
+                          [dict(zip(ROW_COLUMNS, r, strict=True)) for r in rows])
 
-    def mark_retracted(self, pairs: Iterable[tuple[str, str]]) -> None:
+    def mark_retracted(self, pairs: Sequence[tuple[str, str]]) -> None:
         """``pairs``: (retraction id, retracted id)."""
-        text, order, _ = self.sql["mark_retracted"]
-        assert order == ("by", "k_id")
-        self.cursor.executemany(text, pairs)
+        self.conn.execute(STATEMENTS["mark_retracted"],
+                          [{"by": by, "k_id": eid} for by, eid in pairs])
 
     def segments(self, agent: str, user: str, name: str) -> list[list[Any]] | None:
-        self._run("segments", {"k_agent": agent, "k_user": user, "k_file": name})
-        row = self.cursor.fetchone()
-        return None if row is None else list(json.loads(row[0]))
+        found = self.conn.execute(STATEMENTS["segments"], {
+            "k_agent": agent, "k_user": user, "k_file": name}).scalar()
+        return None if found is None else list(json.loads(found))
 
-    def put_file(self, row: tuple[str, str, str, str, str, int, int, str], *, new: bool) -> None:
+    def put_file(self, row: FileTuple, *, new: bool) -> None:
         values = dict(zip(FILE_COLUMNS, row, strict=True))
         if new:
-            self._run("insert_file", values)
+            self.conn.execute(STATEMENTS["insert_file"], values)
         else:
-            self._run("update_file", {**values, "k_agent": row[0], "k_user": row[1],
-                                      "k_file": row[2]})
+            self.conn.execute(STATEMENTS["update_file"], {
+                **values, "k_agent": row[0], "k_user": row[1], "k_file": row[2]})
 
-    def insert_files(self, rows: Iterable[tuple[str, str, str, str, str, int, int, str]]) -> None:
-        text, order, _ = self.sql["insert_file"]
-        assert order == FILE_COLUMNS
-        self.cursor.executemany(text, rows)
+    def _load(self, name: str, order: tuple[str, ...], rows: Iterable[tuple[Any, ...]]) -> None:
+        text, params, _ = self.bulk[name]
+        assert params == order
+        cursor = self.conn.connection.cursor()
+        try:
+            cursor.executemany(text, rows)
+        finally:
+            cursor.close()
+
+    def load_index(self, rows: Iterable[IndexTuple]) -> None:
+        """Insert many index rows at once (a rebuild), on the DB-API cursor."""
+        self._load("insert_index", ROW_COLUMNS, rows)
+
+    def load_files(self, rows: Iterable[FileTuple]) -> None:
+        self._load("insert_file", FILE_COLUMNS, rows)
 
 
 class ReadModel:
@@ -250,11 +263,11 @@ class ReadModel:
 
     def __init__(self, engine: Engine):
         self.engine = engine
-        self._sql: dict[str, CompiledSQL] = {}
-        for name, stmt in _statements().items():
-            compiled = cast(SQLCompiler, stmt.compile(dialect=engine.dialect))
-            self._sql[name] = (str(compiled), tuple(compiled.positiontup or ()),
-                               dict(compiled.params))
+        self._bulk: dict[str, CompiledSQL] = {}
+        for name in BULK:
+            compiled = cast(SQLCompiler, STATEMENTS[name].compile(dialect=engine.dialect))
+            self._bulk[name] = (str(compiled), tuple(compiled.positiontup or ()),
+                                dict(compiled.params))
 
     # -- schema ----------------------------------------------------------------
     def migrate(self) -> list[str]:
@@ -292,18 +305,11 @@ class ReadModel:
 
     @contextmanager
     def transaction(self) -> Iterator[Writer]:
-        """A write transaction on a pooled connection of the read model's
-        engine: it is derived and tracked by position, so on SQLite its
-        commits are not fsynced (``synchronous=NORMAL``)."""
-        conn = self.engine.raw_connection()
-        try:
-            yield Writer(conn.cursor(), self._sql)
-            conn.commit()
-        except BaseException:
-            conn.rollback()
-            raise
-        finally:
-            conn.close()
+        """A write transaction on a connection of the read model's engine: it
+        is derived and tracked by position, so on SQLite its commits are not
+        fsynced (``synchronous=NORMAL``)."""
+        with self.engine.begin() as conn:
+            yield Writer(conn, self._bulk)
 
     @contextmanager
     def advisory_lock(self, key: int) -> Iterator[bool]:

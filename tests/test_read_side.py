@@ -8,6 +8,8 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from kairos.memory import Memory
 
 
@@ -135,3 +137,56 @@ def test_a_read_finishes_what_another_process_applied_half_of(mem: Memory, home:
         reader.close()
         rival.close()
         writer.close()
+
+
+def test_a_stopped_follower_does_not_restart_and_a_closed_memory_refuses_writes(
+        mem: Memory) -> None:
+    from kairos.errors import FollowerStopped, MemoryClosed
+
+    mem.write("ada", "SOUL.md", "I am Ada.")
+    follower = mem.engine.follower
+    assert follower is not None
+    follower.stop()
+    with pytest.raises(FollowerStopped):
+        follower.notify()
+    mem.close()
+    with pytest.raises(MemoryClosed, match="closed"):
+        mem.write("ada", "SOUL.md", "I am Ada, still.", mode="replace")
+
+
+def test_without_a_follower_reads_and_flush_bring_the_read_side_up(home: Path,
+                                                                   db_url: str) -> None:
+    Memory.init(str(home), db_url).close()
+    with Memory(str(home), db_url, follow=False) as mem:
+        assert mem.engine.follower is None
+        w = mem.write("ada", "SOUL.md", "I am Ada.")
+        assert mem.engine.readmodel.position() < w.position
+        assert mem.read("ada", "SOUL.md").content == "I am Ada.\n"
+        assert not (home / "memory/ada/SOUL.md").exists()
+        assert mem.flush() == 1
+    assert (home / "memory/ada/SOUL.md").read_text() == "I am Ada.\n"
+
+
+def test_a_failure_in_the_follower_is_raised_at_the_next_read_not_swallowed(
+        mem: Memory, home: Path) -> None:
+    from kairos.errors import ReadSideFailed
+
+    mem.write("ada", "SOUL.md", "I am Ada.")
+    mem.flush()
+    shutil.rmtree(home / "memory/ada")
+    (home / "memory/ada").write_text("a file where a folder should be")
+    mem.write("ada", "SOUL.md", "I am Ada, still.", mode="replace")
+    failures: list[str] = []
+
+    def failed() -> bool:
+        try:
+            mem.read("ada", "ABOUT.md")
+        except ReadSideFailed as e:
+            failures.append(str(e))
+        return bool(failures)
+
+    assert wait_for(failed)
+    assert failures[0].startswith("the read side failed in the background: ")
+    assert mem.read("ada", "SOUL.md").content == "I am Ada, still.\n"  # raised once
+    (home / "memory/ada").unlink()
+    assert mem.flush() == 1

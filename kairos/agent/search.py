@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kairos.domain.kinds import EventType
 from kairos.domain.ids import check_id
+from kairos.domain.kinds import EventType
 from kairos.errors import BadInput
 from kairos.ports import Index
 

@@ -18,15 +18,13 @@ from kairos.domain.events import (
     DreamApproved,
     DreamProposed,
     MemoryStream,
-    of_kind,
 )
 from kairos.domain.files import check_scope, file_spec, has_versions
 from kairos.domain.fold import Segments, fold, render
 from kairos.domain.hashing import format_time
-from kairos.domain.kinds import EventType
 from kairos.domain.ids import check_id
 from kairos.domain.inputs import when_text
-from kairos.domain.versions import proposals, published
+from kairos.domain.versions import approvals, proposals, published
 from kairos.errors import BadInput, NotFound
 from kairos.ports import History, Index, MemoryFiles, Prompts
 
@@ -106,7 +104,7 @@ class Audit:
         check_scope(spec, user)
         events = self._events(agent, user)
         segments = self._segments(events, spec.name, version, as_of)
-        approvals: list[DreamApproved] = of_kind(events, EventType.APPROVED)
+        approved = approvals(events)
         props = proposals(events)
         by_id = {e.event_id: e for e in events}
         out: list[dict[str, Any]] = []
@@ -119,7 +117,7 @@ class Audit:
                 if (line is not None and number != line) or (
                         grep is not None and grep.lower() not in text.lower()):
                     continue
-                via = [_dream_summary(a, props[a.dream_id], spec.name) for a in approvals
+                via = [_dream_summary(a, props[a.dream_id], spec.name) for a in approved
                        if spec.name in a.contents and any(
                            len(s) > 2 and set(s[2]) & set(sources) for s in a.contents[spec.name])]
                 dream = next((v for v in via if v["dream_id"] == dream_id), None)
@@ -175,8 +173,7 @@ class Audit:
                                             f"{name} version {old}", f"{name} version {new}"))
         explained = None
         if new > 0:
-            approval = next(a for a in of_kind(events, EventType.APPROVED)
-                            if a.versions.get(name) == new)
+            approval = next(a for a in approvals(events) if a.versions.get(name) == new)
             p = proposals(events)[approval.dream_id]
             explained = {"dream_id": approval.dream_id, "reviewer": approval.reviewer,
                          "approved_at": format_time(approval.timestamp),

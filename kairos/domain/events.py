@@ -29,7 +29,7 @@ its place in the per-stream hash chain (``prev``, ``hash``); see
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, NamedTuple, TypedDict
 from uuid import UUID
@@ -41,8 +41,7 @@ from kairos.domain.fold import Files, Segments, apply_to_file, size_after_write
 from kairos.domain.hashing import GENESIS, chain_hash
 from kairos.domain.ids import agent_stream_id, event_id, pair_stream_id
 from kairos.domain.kinds import EventType
-from kairos.domain.versions import content_of, line_segments, replay
-from kairos.errors import BadInput, NotFound
+from kairos.errors import BadInput, KairosError, NotFound
 
 ACTORS = ("agent", "user", "system", "import")
 # The home's own stream (checkpoints).  Ids cannot start with "_", so no
@@ -64,7 +63,7 @@ class ProposedFile(TypedDict):
     lines: list[list[Any]]  # [[text, [source event ids]]]
 
 
-class SnapshotOutdated(Exception):
+class SnapshotOutdated(KairosError):
     """A snapshot taken before the state knew retractions and dreams: it
     cannot be brought forward (that would take the history it summarizes),
     so the store replays the stream from its events instead."""
@@ -94,7 +93,7 @@ class MemoryStream(Aggregate):
     class Event(Aggregate.Event):
         kind: ClassVar[EventType]
 
-        def apply(self, aggregate: Any) -> None:
+        def apply(self, aggregate: MemoryStream) -> None:
             aggregate.head = self.hash  # type: ignore[attr-defined]
 
     class MemoryWritten(Event):
@@ -111,7 +110,7 @@ class MemoryStream(Aggregate):
         prev: str
         hash: str
 
-        def apply(self, aggregate: Any) -> None:
+        def apply(self, aggregate: MemoryStream) -> None:
             aggregate.head = self.hash
             aggregate.set_file(self.file, apply_to_file(aggregate.files.get(self.file, []),
                                                         self, self.file))
@@ -130,7 +129,7 @@ class MemoryStream(Aggregate):
         prev: str
         hash: str
 
-        def apply(self, aggregate: Any) -> None:
+        def apply(self, aggregate: MemoryStream) -> None:
             aggregate.head = self.hash
             aggregate.set_file(self.file, apply_to_file(aggregate.files.get(self.file, []),
                                                         self, self.file))
@@ -168,7 +167,7 @@ class MemoryStream(Aggregate):
         prev: str
         hash: str
 
-        def apply(self, aggregate: Any) -> None:
+        def apply(self, aggregate: MemoryStream) -> None:
             aggregate.head = self.hash
             aggregate.pending = {**aggregate.pending, self.event_id: {
                 name: f["base"] for name, f in self.files.items()}}
@@ -190,7 +189,7 @@ class MemoryStream(Aggregate):
         prev: str
         hash: str
 
-        def apply(self, aggregate: Any) -> None:
+        def apply(self, aggregate: MemoryStream) -> None:
             aggregate.head = self.hash
             for name in sorted(self.contents):
                 aggregate.set_file(name, apply_to_file([], self, name))
@@ -211,7 +210,7 @@ class MemoryStream(Aggregate):
         prev: str
         hash: str
 
-        def apply(self, aggregate: Any) -> None:
+        def apply(self, aggregate: MemoryStream) -> None:
             aggregate.head = self.hash
             aggregate.decide(self.dream_id, "rejected", self.reviewer)
 
@@ -231,7 +230,7 @@ class MemoryStream(Aggregate):
         prev: str
         hash: str
 
-        def apply(self, aggregate: Any) -> None:
+        def apply(self, aggregate: MemoryStream) -> None:
             aggregate.head = self.hash
             aggregate.set_file(self.file, apply_to_file([], self, self.file))
             aggregate.active = {**aggregate.active, self.file: self.to_version}
@@ -377,6 +376,8 @@ class MemoryStream(Aggregate):
             the proposal was based on.
         :raises NotFound: no such proposal in this stream.
         """
+        from kairos.domain.versions import line_segments, replay  # it reads these classes
+
         bases = self._undecided(dream_id)
         for name, base in sorted(bases.items()):
             current = self.active_version(name)
@@ -404,6 +405,8 @@ class MemoryStream(Aggregate):
 
         :raises BadInput: no such version, or the file shows it already.
         """
+        from kairos.domain.versions import content_of  # it reads these classes
+
         latest = self.latest.get(file, 0)
         if not 0 <= to <= latest:
             raise BadInput(f"no version {to} of {file}: versions are 0..{latest}")
@@ -473,8 +476,3 @@ def expected_hash(event: DomainEvent) -> str:
     """Recompute an event's hash from its fields (what verification compares)."""
     return chain_hash(event.kind, event.originator_id, event.originator_version,
                       event.timestamp, event.event_id, event.prev, payload_of(event))
-
-
-def of_kind(events: Iterable[DomainEvent], kind: EventType) -> list[Any]:
-    """The events of one kind, in order (typed by the caller's annotation)."""
-    return [e for e in events if e.kind is kind]

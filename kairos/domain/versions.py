@@ -13,15 +13,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from kairos.domain.events import (
+    DomainEvent,
+    DreamApproved,
+    DreamProposed,
+    MemoryRetracted,
+    MemoryWritten,
+    VersionRolledBack,
+)
 from kairos.domain.fold import Segments, apply_event
-from kairos.domain.kinds import EventType
-
-if TYPE_CHECKING:  # the event classes use these functions: types only
-    from kairos.domain.events import DomainEvent, DreamApproved, DreamProposed
-
-RAW = frozenset({EventType.WRITTEN, EventType.RETRACTED})
 
 
 @dataclass(frozen=True)
@@ -45,17 +47,18 @@ def replay(segments: Segments, events: Iterable[DomainEvent], file: str, after: 
     version ``after`` on top of ``segments``."""
     files = {file: [list(s) for s in segments]}
     for e in events:
-        if e.kind in RAW and e.file == file and e.originator_version > after:  # type: ignore[union-attr]
+        if (isinstance(e, (MemoryWritten, MemoryRetracted)) and e.file == file
+                and e.originator_version > after):
             files = apply_event(files, e)
     return files.get(file, [])
 
 
 def proposals(events: Iterable[DomainEvent]) -> dict[str, DreamProposed]:
-    return {e.event_id: e for e in events if e.kind is EventType.PROPOSED}  # type: ignore[misc]
+    return {e.event_id: e for e in events if isinstance(e, DreamProposed)}
 
 
 def approvals(events: Iterable[DomainEvent]) -> list[DreamApproved]:
-    return [e for e in events if e.kind is EventType.APPROVED]  # type: ignore[misc]
+    return [e for e in events if isinstance(e, DreamApproved)]
 
 
 def versions(events: Sequence[DomainEvent], file: str) -> list[Version]:
@@ -75,10 +78,10 @@ def active_version(events: Iterable[DomainEvent], file: str) -> int:
     a rollback to 0)."""
     active = 0
     for e in events:
-        if e.kind is EventType.APPROVED and file in e.versions:  # type: ignore[union-attr]
-            active = e.versions[file]  # type: ignore[union-attr]
-        elif e.kind is EventType.ROLLED_BACK and e.file == file:  # type: ignore[union-attr]
-            active = e.to_version  # type: ignore[union-attr]
+        if isinstance(e, DreamApproved) and file in e.versions:
+            active = e.versions[file]
+        elif isinstance(e, VersionRolledBack) and e.file == file:
+            active = e.to_version
     return active
 
 

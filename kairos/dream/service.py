@@ -33,18 +33,16 @@ from kairos.domain.events import (
     ACTORS,
     DomainEvent,
     DreamApproved,
-    DreamProposed,
     DreamRejected,
     MemoryStream,
     ProposedFile,
-    of_kind,
 )
 from kairos.domain.files import check_scope, file_spec, has_versions
 from kairos.domain.fold import Segments, fold, render, size
 from kairos.domain.hashing import format_time
-from kairos.domain.kinds import EventType
 from kairos.domain.ids import check_id
-from kairos.domain.versions import active_version, published, versions
+from kairos.domain.kinds import EventType
+from kairos.domain.versions import active_version, approvals, proposals, published, versions
 from kairos.dream.distill.base import Context, Distiller, Line, Signal
 from kairos.dream.distill.guards import GuardFailed, check
 from kairos.dream.distill.rules import RulesDistiller
@@ -121,8 +119,8 @@ class Dreams:
         times = {e.event_id: e.timestamp for e in events}
         files = {name: _lines(segs, times) for name, segs in sorted(fold(events).items())
                  if has_versions(name) and segs}
-        props = {p.event_id: p for p in of_kind(events, EventType.PROPOSED)}
-        approved: list[DreamApproved] = of_kind(events, EventType.APPROVED)
+        props = proposals(events)
+        approved = approvals(events)
         last_cutoff = props[approved[-1].dream_id].cutoff if approved else 0
         signals = [_signal(e) for e in events
                    if e.originator_version > last_cutoff and e.kind in SIGNALS]
@@ -282,14 +280,14 @@ class Dreams:
         name = self._versioned_file(agent, user, file)
         events = self._events(agent, user)
         active = active_version(events, name)
-        approvals = {e.dream_id: e for e in of_kind(events, EventType.APPROVED)}
+        by_dream = {e.dream_id: e for e in approvals(events)}
         rows = []
         for v in versions(events, name):
             text = render(published(events, name, v.number))
             rows.append({"version": v.number, "dream_id": v.dream_id,
                          "approved_at": format_time(v.approved_at) if v.approved_at else None,
                          "reviewer": v.reviewer,
-                         "policy": approvals[v.dream_id].policy if v.dream_id else None,
+                         "policy": by_dream[v.dream_id].policy if v.dream_id else None,
                          "cutoff": v.cutoff, "lines": len(text.splitlines()), "size": size(text),
                          "active": v.number == active,
                          "set_aside": v.number > active})
@@ -358,8 +356,7 @@ class Dreams:
         each line came from, and the distiller's report.  :raises NotFound:"""
         agent, user = self._pair_of(dream_id)
         events = self._events(agent, user)
-        p: DreamProposed = next(e for e in of_kind(events, EventType.PROPOSED)
-                                if e.event_id == dream_id)
+        p = proposals(events)[dream_id]
         decisions: list[DreamApproved | DreamRejected] = [
             e for e in events if isinstance(e, (DreamApproved, DreamRejected))]
         decision = next((e for e in decisions if e.dream_id == dream_id), None)

@@ -37,7 +37,7 @@ from eventsourcing.persistence import (
 
 from kairos.domain.events import DomainEvent, MemoryStream, Recorded, SnapshotOutdated
 from kairos.domain.hashing import format_time
-from kairos.errors import StoreUnavailable
+from kairos.errors import KairosError, StoreUnavailable
 from kairos.projections.light import DECODERS, Light
 
 # A snapshot every 200 events bounds a cold load of any stream to 200 events.
@@ -104,7 +104,7 @@ class BulkRecorded(NamedTuple):
     event: DomainEvent | Light
 
 
-class Conflict(Exception):
+class Conflict(KairosError):
     """Another writer saved to the same stream first (optimistic concurrency)."""
 
 

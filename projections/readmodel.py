@@ -50,8 +50,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import text as sql_text
-from sqlalchemy.sql.compiler import SQLCompiler
-from sqlalchemy.sql.expression import ClauseElement
+from sqlalchemy.sql.expression import Insert, Select, Update
 
 from kairos.ports import FileRow, IndexRow
 
@@ -171,7 +170,7 @@ FileTuple = tuple[str, str, str, str, str, int, int, str]
 CompiledSQL = tuple[str, tuple[str, ...], dict[str, Any]]
 
 
-def _statements() -> dict[str, ClauseElement]:
+def _statements() -> dict[str, Insert | Update | Select[tuple[str]]]:
     key = (files_table.c.agent_id == bindparam("k_agent")) & (
         files_table.c.user_id == bindparam("k_user")) & (files_table.c.file == bindparam("k_file"))
     at_index = positions.c.name == "index"
@@ -245,8 +244,8 @@ class Writer:
         text, params, _ = self.bulk[name]
         assert params == order
         cursor = self.conn.connection.cursor()
-        try:
-            cursor.executemany(text, rows)
+        try:  # the drivers take any iterable: rows stream from the store
+            cursor.executemany(text, cast(Sequence[Sequence[Any]], rows))
         finally:
             cursor.close()
 
@@ -265,7 +264,7 @@ class ReadModel:
         self.engine = engine
         self._bulk: dict[str, CompiledSQL] = {}
         for name in BULK:
-            compiled = cast(SQLCompiler, STATEMENTS[name].compile(dialect=engine.dialect))
+            compiled = STATEMENTS[name].compile(dialect=engine.dialect)
             self._bulk[name] = (str(compiled), tuple(compiled.positiontup or ()),
                                 dict(compiled.params))
 

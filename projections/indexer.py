@@ -48,6 +48,9 @@ class _Scoped(Protocol):
     originator_version: int
 
 
+# Read once: a member off the enum class costs more than the index row.
+RETRACTED, PROPOSED = EventType.RETRACTED, EventType.PROPOSED
+NAMES = {kind: kind.value for kind in EventType}
 # The event's own text in the index: what was written, or why.
 _TEXT = {EventType.WRITTEN: "text", EventType.RETRACTED: "reason",
          EventType.SESSION_ENDED: "notes", EventType.REJECTED: "reason",
@@ -59,7 +62,7 @@ def text_of(e: DomainEvent | Light) -> str | None:
     attr = _TEXT.get(kind)
     if attr is not None:
         return cast(str | None, getattr(e, attr))
-    if kind is EventType.PROPOSED:
+    if kind is PROPOSED:
         p = cast(DreamProposed, e)
         return ", ".join(sorted(p.files)) + f" from events up to version {p.cutoff}"
     return None
@@ -81,11 +84,11 @@ def index_row(r: Applicable, where: Where, stream_ids: dict[int, str] | None = N
             sid = str(oid)
             if stream_ids is not None:
                 stream_ids[oid.int] = sid
-        return (r.position, e.event_id, sid, e.originator_version, e.kind.value,
+        return (r.position, e.event_id, sid, e.originator_version, NAMES[e.kind],
                 e.agent, e.user, e.file, e.actor, e.session, e.at, text_of(e), log_file,
                 log_line, None)
     return (r.position, e.event_id, str(e.originator_id), e.originator_version,
-            e.kind.value, e.agent, e.user, getattr(e, "file", None),
+            NAMES[e.kind], e.agent, e.user, getattr(e, "file", None),
             getattr(e, "actor", None) or getattr(e, "reviewer", None),
             getattr(e, "session", None), format_time(e.timestamp), text_of(e), log_file,
             log_line, getattr(e, "dream_id", None))
@@ -113,7 +116,7 @@ class Indexer:
             e = r.event
             row = index_row(r, where)
             rows.append(row)
-            if e.kind is EventType.RETRACTED:
+            if e.kind is RETRACTED:
                 x = cast(_Retraction, e)
                 retracted.extend((x.event_id, eid) for eid in x.retracts)
             scoped = cast(_Scoped, e)
@@ -157,14 +160,14 @@ class Indexer:
                 e = r.event
                 row = index_row(r, where, stream_ids)
                 yield row
-                if e.kind is EventType.RETRACTED:
+                if e.kind is RETRACTED:
                     x = cast(_Retraction, e)
                     retracted.extend((x.event_id, eid) for eid in x.retracts)
-                scoped = cast(_Scoped, e)
-                for name in touched(cast(Foldable, e)):
+                scoped, folded = cast(_Scoped, e), cast(Foldable, e)
+                for name in touched(folded):
                     key = (scoped.agent, scoped.user or "", name)
                     segments = state[key][0] if key in state else []
-                    state[key] = (apply_to_file(segments, cast(Foldable, e), name),
+                    state[key] = (apply_to_file(segments, folded, name),
                                   scoped.originator_version, r.position, row[10])
                 last = r.position
                 count += 1

@@ -38,6 +38,12 @@ class Foldable(Protocol):
     def event_id(self) -> str: ...
 
 
+# Module constants: reading a member off the enum class costs as much as the
+# rest of a fold step (a rebuild folds every event), a global costs nothing.
+WRITTEN, RETRACTED = EventType.WRITTEN, EventType.RETRACTED
+APPROVED, ROLLED_BACK = EventType.APPROVED, EventType.ROLLED_BACK
+
+
 class _Write(Protocol):
     event_id: str
     file: str
@@ -71,15 +77,15 @@ def apply_to_file(segments: Segments, event: Foldable, name: str) -> Segments:
     """The segments of file ``name`` after ``event``, one of the events that
     touch it (a new list; ``segments`` is not changed)."""
     kind = event.kind
-    if kind is EventType.WRITTEN:
+    if kind is WRITTEN:
         w = cast(_Write, event)
         segment = [w.event_id, w.text]
         return [*segments, segment] if w.mode == "append" else [segment]
-    if kind is EventType.RETRACTED:
+    if kind is RETRACTED:
         return retract(segments, set(cast(_Retraction, event).retracts))
-    if kind is EventType.APPROVED:
+    if kind is APPROVED:
         return [list(s) for s in cast(_Approval, event).contents[name]]
-    if kind is EventType.ROLLED_BACK:
+    if kind is ROLLED_BACK:
         return [list(s) for s in cast(_Rollback, event).segments]
     return segments
 
@@ -100,14 +106,12 @@ def retract(segments: Segments, gone: set[str]) -> Segments:
 def touched(event: Foldable) -> list[str]:
     """The files an event changes."""
     kind = event.kind
-    if kind in _ONE_FILE:
+    if kind is WRITTEN or kind is RETRACTED or kind is ROLLED_BACK:
         return [cast(_Rollback, event).file]
-    if kind is EventType.APPROVED:
+    if kind is APPROVED:
         return sorted(cast(_Approval, event).contents)
     return []
 
-
-_ONE_FILE = frozenset({EventType.WRITTEN, EventType.RETRACTED, EventType.ROLLED_BACK})
 
 
 def fold(events: Iterable[Foldable]) -> Files:

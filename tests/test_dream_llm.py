@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from freezegun import freeze_time
 
-from kairos.distill.base import DistillerFailed
-from kairos.distill.guards import GuardFailed
-from kairos.distill.llm import LLMDistiller, prompt_text
+from kairos.dream.distill.base import DistillerFailed
+from kairos.dream.distill.guards import GuardFailed
+from kairos.dream.distill.llm import LLMDistiller, prompt_text
 from kairos.memory import Memory
 from tests.conftest import Kairos, store_rows
 from tests.llm_server import LLMServer, completion

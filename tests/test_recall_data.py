@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from benchmarks.recall import run
+from kairos.domain.files import file_spec
+from kairos.domain.ids import check_id
 from kairos.errors import BadInput
-from kairos.files import file_spec
-from kairos.ids import check_id
 
 DATA = run.load_dataset()
 FACTS: list[dict[str, Any]] = DATA["facts"]

@@ -80,24 +80,30 @@ def init(ctx: click.Context, as_json: bool) -> None:
 @click.option("--replace", is_flag=True, help="Set the whole file instead of appending a line.")
 @actor_option("agent")
 @session_option()
+@click.option("--idempotency-key", "key",
+              help="Name this write: a retry with the same key writes nothing and prints "
+                   "the original event.")
 @click.argument("text")
 @json_option
 @click.pass_context
 @run
 def write(ctx: click.Context, agent: str, user: str | None, file: str, replace: bool,
-          actor: str, session: str | None, text: str, as_json: bool) -> None:
+          actor: str, session: str | None, key: str | None, text: str, as_json: bool) -> None:
     """Record a memory write (TEXT, or - to read standard input).
 
-    Prints the new event's id and global position.
+    Prints the new event's id and global position.  A write that fails after
+    its event was saved says so, with the event id (exit 1): retry it with the
+    same --idempotency-key and nothing is written twice.
 
     \b
     Example:
         kairos write --agent ada --user sam --file MEMORY.md "Sam prefers tea"
         echo "I am Ada." | kairos write --agent ada --file SOUL.md --replace -
+        kairos write -a ada -u sam -f MEMORY.md --idempotency-key call-7f3a "Sam likes jazz"
     """
     result = memory(ctx).write(agent, file, read_text(text), user=user,
                                mode="replace" if replace else "append", actor=actor,
-                               session=session)
+                               session=session, idempotency_key=key)
     render.recorded(result, as_json)
 
 

@@ -34,6 +34,8 @@ DEFAULT_CONFIG = """\
 #
 # [limits]                                       # characters per file
 # "TOOLS.md" = 3000
+# max_write = 65536                              # bytes of one write's text
+# ceiling_factor = 4                             # a soft-limited file holds at most 4x its limit
 #
 # [dream]                                        # the nightly distillation
 # review = "required"                            # or "auto"
@@ -70,15 +72,33 @@ class DreamSettings:
         return str(self.agents.get(agent, {}).get("review", self.review))
 
 
+# One write's text is bounded (64 KiB of UTF-8): a memory line is a fact, and
+# an unbounded one makes every later read of its file slow.
+MAX_WRITE = 65536
+# A soft-limited file (MEMORY.md, topics) accepts writes past its limit, and
+# flags itself for compression, up to this many times the limit: a ceiling
+# that a forgotten dream or a runaway agent cannot push past.
+CEILING_FACTOR = 4
+LIMIT_SETTINGS = ("max_write", "ceiling_factor")
+
+
 @dataclass
 class Settings:
     url: str | None = None
     limits: dict[str, int] = field(default_factory=dict)
     dream: DreamSettings = field(default_factory=DreamSettings)
+    max_write: int = MAX_WRITE
+    ceiling_factor: int = CEILING_FACTOR
+    entry_key_file: str | None = None  # [audit] entry_key_file: the log entries' MAC key
 
     def limit_of(self, spec: FileSpec) -> int:
         """A file's limit in this home: ``[limits]``, else its default."""
         return self.limits.get(spec.name, spec.limit)
+
+    def ceiling_of(self, spec: FileSpec) -> int | None:
+        """The most a soft-limited file may hold (None for a hard limit: the
+        limit itself is the ceiling)."""
+        return None if spec.hard else self.limit_of(spec) * self.ceiling_factor
 
 
 def _dream_settings(path: str, data: dict[str, Any]) -> DreamSettings:
@@ -127,15 +147,24 @@ def load_settings(home: str) -> Settings:
             data: dict[str, Any] = tomllib.load(f)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise BadInput(f"{path}: {e}") from None
-    limits = data.get("limits", {})
+    limits = dict(data.get("limits", {}))
+    extra = {name: limits.pop(name) for name in LIMIT_SETTINGS if name in limits}
+    for name, value in extra.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise BadInput(f"{path}: [limits] {name} must be a positive integer")
     for name, value in limits.items():
         if name not in FILES and not TOPIC.fullmatch(name):
             raise BadInput(f"{path}: unknown file {name!r} in [limits]")
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise BadInput(f"{path}: limit for {name} must be a positive integer")
     url = data.get("store", {}).get("url")
-    return Settings(url=url, limits=dict(limits),
-                    dream=_dream_settings(path, data.get("dream", {})))
+    audit = data.get("audit", {})
+    if not isinstance(audit, dict) or set(audit) - {"entry_key_file"} or not isinstance(
+            audit.get("entry_key_file", ""), str):
+        raise BadInput(f"{path}: [audit] takes entry_key_file = \"PATH\"")
+    return Settings(url=url, limits=limits,
+                    dream=_dream_settings(path, data.get("dream", {})), **extra,
+                    entry_key_file=audit.get("entry_key_file"))
 
 
 def store_url(home: str, db: str | None, settings: Settings) -> str:

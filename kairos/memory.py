@@ -23,12 +23,12 @@ from kairos.agent.context import Contexts
 from kairos.agent.search import Search
 from kairos.audit.checkpoints import CheckpointCheck, Checkpoints
 from kairos.audit.trace import Audit
-from kairos.domain.events import ACTORS, MODES, MemoryStream, payload_of
+from kairos.domain.events import ACTORS, MODES, AlreadyWritten, MemoryStream, payload_of
 from kairos.domain.files import FileSpec, check_scope, file_spec
 from kairos.domain.fold import fold, render, size
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
-from kairos.domain.inputs import check_text, parse_day, parse_when
+from kairos.domain.inputs import check_key, check_text, parse_day, parse_when
 from kairos.domain.kinds import EventType
 from kairos.domain.logformat import Entry, file_header, render_entry
 from kairos.domain.logformat import parse_day as parse_log_day
@@ -146,22 +146,53 @@ class Memory:
 
     # -- commands ------------------------------------------------------------------
     def write(self, agent: str, file: str, text: str | bytes, *, user: str | None = None,
-              mode: str = "append", actor: str = "agent", session: str | None = None) -> WriteResult:
+              mode: str = "append", actor: str = "agent", session: str | None = None,
+              idempotency_key: str | None = None) -> WriteResult:
         """Record a memory write: ``append`` adds a line, ``replace`` sets the file.
 
-        :raises BadInput: unknown file, wrong scope, invalid id, empty or non-UTF-8
-            text, a NUL, or a result over the file's hard limit.  Nothing is written.
+        ``idempotency_key``: the caller's name for this write (a tool call's
+        id).  A write whose key this stream recorded already is a retry: it
+        writes nothing and returns the original write's result (same event
+        id and position), whatever its arguments.
+        :raises BadInput: unknown file, wrong scope, invalid id or key, empty,
+            non-UTF-8 or oversized text (``[limits] max_write``), a NUL, or a
+            result over the file's hard limit or its ceiling.  Nothing is written.
+        :raises WriteIncomplete: the event WAS saved (the error names it) but its
+            log entry could not be appended: the next write or open completes it.
+        :raises StorageFailed: the store or the logs refused the write (full,
+            read-only, no permission, unreachable); nothing was saved.
         """
         spec = self._scope(agent, user, file)
-        checked = check_text(text)
+        checked = check_text(text, limit=self.settings.max_write)
         if mode not in MODES:
             raise BadInput(f"unknown mode {mode!r}: use append or replace")
         self._actor(actor, session)
+        key = None if idempotency_key is None else check_key(idempotency_key)
         limit = self.limit_of(spec)
-        rec, size_after = self.engine.execute(agent, user, lambda stream: stream.write(
-            spec.name, checked, mode, actor, session, clock.now(),
-            limit=limit if spec.hard else None))
+        stream_id = MemoryStream.stream_id(agent, user)
+        try:
+            rec, size_after = self.engine.execute(agent, user, lambda stream: stream.write(
+                spec.name, checked, mode, actor, session, clock.now(),
+                limit=limit if spec.hard else None, ceiling=self.settings.ceiling_of(spec),
+                key=key, recorded_key=lambda k: self.engine.key_event(stream_id, k)))
+        except AlreadyWritten as e:
+            return self._original(agent, user, e.event_id)
         return WriteResult(rec.event.event_id, rec.position, EventType.WRITTEN.value, agent, user,
+                           spec.name, size_after, limit, size_after > limit)
+
+    def _original(self, agent: str, user: str | None, event_id: str) -> WriteResult:
+        """The result a write returned, rebuilt for its retry: its event, and
+        the size of its file just after it (the stream folded up to it)."""
+        row = self.engine.index.event(event_id)
+        if row is None:  # the index is brought up to the store: it cannot lack it
+            raise NotFound(f"no event {event_id}")
+        self.engine.complete_log(event_id, row["position"])
+        spec = file_spec(row["file"])
+        limit = self.limit_of(spec)
+        events = self.engine.store.stream(MemoryStream.stream_id(agent, user),
+                                          upto_version=row["version"])
+        size_after = size(render(fold(events).get(spec.name)))
+        return WriteResult(event_id, row["position"], EventType.WRITTEN.value, agent, user,
                            spec.name, size_after, limit, size_after > limit)
 
     def retract(self, agent: str, file: str, event_ids: list[str], *, reason: str,
@@ -173,7 +204,7 @@ class Memory:
             is not a write, or was already retracted; or the reason is empty.
         """
         spec = self._scope(agent, user, file)
-        checked = check_text(reason, "reason")
+        checked = check_text(reason, "reason", limit=self.settings.max_write)
         if not event_ids:
             raise BadInput("name at least one event id to retract")
         if len(set(event_ids)) != len(event_ids):
@@ -189,7 +220,8 @@ class Memory:
         """Record that a session of the pair ended (the nightly dream counts these)."""
         check_id(agent, "agent")
         check_id(user, "user")
-        checked = None if notes is None else check_text(notes, "notes")
+        checked = None if notes is None else check_text(notes, "notes",
+                                                        limit=self.settings.max_write)
         self._actor(actor, session)
         rec, _ = self.engine.execute(agent, user, lambda stream: stream.end_session(
             session, actor, checked, clock.now()))

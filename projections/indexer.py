@@ -109,6 +109,7 @@ class Indexer:
         if not writer.move_position(recorded[-1].position, expect):
             return False
         rows: list[IndexTuple] = []
+        keys: list[tuple[str, str, str]] = []
         retracted: list[tuple[str, str]] = []
         state: dict[tuple[str, str, str], tuple[Files, int, int, str]] = {}
         new: set[tuple[str, str, str]] = set()
@@ -116,6 +117,9 @@ class Indexer:
             e = r.event
             row = index_row(r, where)
             rows.append(row)
+            key = getattr(e, "idempotency_key", None)
+            if key is not None:
+                keys.append((row[2], key, row[1]))
             if e.kind is RETRACTED:
                 x = cast(_Retraction, e)
                 retracted.extend((x.event_id, eid) for eid in x.retracts)
@@ -132,6 +136,8 @@ class Indexer:
                 files = apply_event(files, cast(Foldable, e))
                 state[key] = (files, scoped.originator_version, r.position, row[10])
         writer.insert_index(rows)
+        if keys:
+            writer.insert_keys(keys)
         if retracted:
             writer.mark_retracted(retracted)
         for (agent, user, name), (files, version, position, at) in state.items():
@@ -150,6 +156,7 @@ class Indexer:
         event ids exists (a bulk load runs without secondary indexes).
         """
         retracted: list[tuple[str, str]] = []
+        keys: list[tuple[str, str, str]] = []
         state: dict[tuple[str, str, str], tuple[Segments, int, int, str]] = {}
         stream_ids: dict[int, str] = {}
         last = count = 0
@@ -160,6 +167,9 @@ class Indexer:
                 e = r.event
                 row = index_row(r, where, stream_ids)
                 yield row
+                key = getattr(e, "idempotency_key", None)
+                if key is not None:
+                    keys.append((row[2], key, row[1]))
                 if e.kind is RETRACTED:
                     x = cast(_Retraction, e)
                     retracted.extend((x.event_id, eid) for eid in x.retracts)
@@ -176,6 +186,8 @@ class Indexer:
         writer.load_files(
             (agent, user, name, render(segments), json.dumps(segments), version, position, at)
             for (agent, user, name), (segments, version, position, at) in state.items())
+        if keys:
+            writer.insert_keys(keys)
         writer.set_position(last)
         return count, last, retracted
 

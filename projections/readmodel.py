@@ -104,6 +104,14 @@ files_table = Table(
 
 
 files_position = Index("memory_files_position", files_table.c.position)
+# Every write's idempotency key, by stream: a retry whose key the stream no
+# longer remembers (it keeps the last 256) is found here.
+keys_table = Table(
+    "memory_keys", metadata,
+    Column("stream_id", String(36), primary_key=True),
+    Column("key", String(256), primary_key=True),
+    Column("event_id", String(36), nullable=False),
+)
 
 
 def m001_initial(conn: Connection) -> None:
@@ -128,8 +136,16 @@ def m002_lighter_writes(conn: Connection) -> None:
         conn.execute(positions.insert().values(name="index", position=0))
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_writes]
-READ_MODEL_TABLES = (files_table, index, positions, migrations_table)
+# -- the faults branch's migrations (issue 10), kept together ---------------------
+def m003_faults_keys(conn: Connection) -> None:
+    """The idempotency keys of writes (``memory_keys``), filled from the
+    events already applied (none had a key before this migration)."""
+    keys_table.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_writes,
+                                                  m003_faults_keys]
+READ_MODEL_TABLES = (files_table, index, positions, migrations_table, keys_table)
 
 
 def sqlalchemy_url(url: str) -> str:
@@ -186,6 +202,8 @@ def _statements() -> dict[str, Insert | Update | Select[tuple[str]]]:
         "insert_file": insert(files_table).values({c: bindparam(c) for c in FILE_COLUMNS}),
         "update_file": update(files_table).where(key).values(
             {c: bindparam(c) for c in FILE_COLUMNS[3:]}),
+        "insert_key": insert(keys_table).values(
+            {c: bindparam(c) for c in ("stream_id", "key", "event_id")}),
     }
 
 
@@ -226,6 +244,11 @@ class Writer:
         """``pairs``: (retraction id, retracted id)."""
         self.conn.execute(STATEMENTS["mark_retracted"],
                           [{"by": by, "k_id": eid} for by, eid in pairs])
+
+    def insert_keys(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """``rows``: (stream id, idempotency key, event id)."""
+        self.conn.execute(STATEMENTS["insert_key"], [
+            {"stream_id": s, "key": k, "event_id": e} for s, k, e in rows])
 
     def segments(self, agent: str, user: str, name: str) -> list[list[Any]] | None:
         found = self.conn.execute(STATEMENTS["segments"], {
@@ -417,6 +440,13 @@ class ReadModel:
             q = q.limit(limit)
         with self.engine.connect() as conn:
             return [cast(IndexRow, dict(r._mapping)) for r in conn.execute(q)]
+
+    def key_event(self, stream_id: str, key: str) -> str | None:
+        """The event id of the write of ``stream_id`` that carried ``key``."""
+        with self.engine.connect() as conn:
+            found = conn.scalar(select(keys_table.c.event_id).where(
+                (keys_table.c.stream_id == stream_id) & (keys_table.c.key == key)))
+        return None if found is None else str(found)
 
     def pairs(self) -> list[tuple[str, str]]:
         """Every agent+user pair with events, sorted."""

@@ -43,7 +43,7 @@ from kairos.engine.follower import Follower
 from kairos.engine.locks import dream_lock, file_lock, writer_lock
 from kairos.engine.logmirror import LogMirror, Repair
 from kairos.engine.store import Conflict, Store
-from kairos.errors import Inconsistent, MemoryClosed, TooManyWriters
+from kairos.errors import Inconsistent, MemoryClosed, TooManyWriters, WriteIncomplete, one_line
 from kairos.ports import FileRow, IndexRow
 from kairos.projections.indexer import Applicable, Indexer
 from kairos.projections.materialize import Materializer
@@ -298,17 +298,51 @@ class Engine:
             recorded = self.store.save(stream)
         faults.point("after-store-commit")
         before = recorded[0].position - 1
-        if self.synced == before and self.mirror.tail_is_current(before):
-            plan = self.mirror.plan(recorded)
-            self.mirror.write(plan)
-            self.synced = recorded[-1].position
-            with self._pending_lock:
-                self._pending.append((before, recorded, plan.where))
-            faults.point("after-log-append")
-            self._notify()
-        else:  # someone else wrote (or died) since this process did: in order
-            self.catch_up()
+        try:
+            if self.synced == before and self.mirror.tail_is_current(before):
+                plan = self.mirror.plan(recorded)
+                self.mirror.write(plan)
+                self.synced = recorded[-1].position
+                with self._pending_lock:
+                    self._pending.append((before, recorded, plan.where))
+                faults.point("after-log-append")
+                self._notify()
+            else:  # someone else wrote (or died) since this process did: in order
+                self.catch_up()
+        except Exception as e:
+            last = recorded[-1]
+            raise self._incomplete(last.event.event_id, last.position, e) from e
         return recorded
+
+    def _incomplete(self, event_id: str, position: int, cause: BaseException) -> WriteIncomplete:
+        """The event is committed but its log entry is not (a full or
+        read-only disk): forget the cached log tail, so that the next write or
+        open reads the logs again and appends what they lack."""
+        self.mirror.tail = None
+        self.synced = None
+        return WriteIncomplete(
+            f"the write WAS saved, as event {event_id} at position {position}, "
+            f"but its log entry could not be appended ({one_line(cause)}); the log is "
+            "completed on the next write or open (retry with the same idempotency key: "
+            "nothing is written twice)", event_id, position)
+
+    def complete_log(self, event_id: str, position: int) -> None:
+        """Append whatever the logs lack (after a retry found its write
+        recorded already: the first attempt may have failed before its log
+        entry).  :raises WriteIncomplete: naming the event, when they still cannot."""
+        with self.writer_lock():
+            if self.synced is not None and self.mirror.tail_is_current(self.synced):
+                return
+            try:
+                self.catch_up()
+            except Exception as e:
+                raise self._incomplete(event_id, position, e) from e
+
+    def key_event(self, stream_id: UUID, key: str) -> str | None:
+        """The write of a stream that carried an idempotency key (lock held:
+        the read model, brought up to the store first, is exact)."""
+        self._bring_up()
+        return self.readmodel.key_event(str(stream_id), key)
 
     def _notify(self) -> None:
         if self.follower is not None:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import accumulate, islice
 
-from kairos import clock
+from kairos import clock, faults
 from kairos.domain.events import Recorded
 from kairos.domain.logformat import (
     Entry,
@@ -251,6 +251,7 @@ class LogMirror:
 
     def write(self, plan: Plan) -> None:
         """Append a plan's entries, fsynced; afterwards the tail is the plan's."""
+        faults.point("log-append")
         for day, text in plan.chunks:
             self._write(day, text)
         self.tail = plan.tail

@@ -39,7 +39,7 @@ def audit(ctx: click.Context, agent: str | None, user: str | None, file: str | N
     """
     if ctx.invoked_subcommand is not None:
         return
-    rows = memory(ctx).audit.query(agent=agent, user=user, file=file, actor=actor, type=type_,
+    rows = memory(ctx, read_only=True).audit.query(agent=agent, user=user, file=file, actor=actor, type=type_,
                                    session=session, since=since, until=until, grep=grep,
                                    limit=limit)
     render.audit_rows(rows, fmt)
@@ -62,7 +62,7 @@ def audit_context(ctx: click.Context, agent: str, user: str, as_of: str, as_json
     Example:
         kairos audit context --agent ada --user sam --as-of 2026-10-13T12:00:00Z
     """
-    data = memory(ctx).audit.context_at(agent, user, as_of)
+    data = memory(ctx, read_only=True).audit.context_at(agent, user, as_of)
     render.emit(data) if as_json else render.context_at(data)
 
 
@@ -88,7 +88,7 @@ def trace(ctx: click.Context, agent: str, user: str | None, file: str, line: int
     Example:
         kairos trace --agent ada --user sam --file MEMORY.md --grep dentist
     """
-    rows = memory(ctx).audit.trace(agent, user, file, line=line, grep=grep, version=version,
+    rows = memory(ctx, read_only=True).audit.trace(agent, user, file, line=line, grep=grep, version=version,
                                    as_of=as_of)
     render.emit(rows) if as_json else render.traced(rows)
 
@@ -112,7 +112,7 @@ def diff(ctx: click.Context, agent: str, user: str, file: str, old: int, new: in
     Example:
         kairos diff --agent ada --user sam --file MEMORY.md 0 1
     """
-    data = memory(ctx).audit.diff(agent, user, file, old, new)
+    data = memory(ctx, read_only=True).audit.diff(agent, user, file, old, new)
     render.emit(data) if as_json else render.diffed(data)
 
 

@@ -88,6 +88,9 @@ def rebuilt(report: RebuildReport, from_logs: bool) -> None:
         click.echo(f"imported {report.imported} events from the logs")
         changed = [c for c in changed if c["status"] != "missing"]
     click.echo(f"rebuilt {report.files} files from {report.events} events")
+    if not from_logs:  # after a restore, every row is new
+        for r in report.rows:
+            click.echo(f"repaired {r['table']} row {r['row']} ({r['status']})")
     for c in changed:
         click.echo(f"{c['status']}: {c['file']} (was {c['was']}, now {c['now']})")
     for m in report.logs_moved:
@@ -106,6 +109,8 @@ def verified(report: Report, check: CheckpointCheck | None, ok: bool, as_json: b
                    f"{report.log_files} log files")
     else:
         _failed(report.problems)
+    for note in report.notes:
+        click.echo(f"note: {note}")
     if check is not None:
         click.echo(("ok: " if check.ok else "FAILED: checkpoint: ") + check.message)
 

@@ -14,8 +14,10 @@ without knowing the details.  One rule everywhere:
 from __future__ import annotations
 
 import errno
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 
 class KairosError(Exception):
@@ -165,3 +167,18 @@ def on_disk(where: str = "the home") -> Iterator[None]:
         yield
     except OSError as e:
         raise storage_error(e, where) from e
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def disk_errors(fn: F) -> F:
+    """A method whose OSErrors become :class:`StorageFailed` naming the file
+    (for the adapters of files: logs, materialized files, locks)."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except OSError as e:
+            raise storage_error(e, "the home") from e
+    return wrapper  # type: ignore[return-value]

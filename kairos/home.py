@@ -178,6 +178,60 @@ def store_url(home: str, db: str | None, settings: Settings) -> str:
     return url
 
 
+def write_durably(path: str, data: bytes) -> None:
+    """Set ``path`` to ``data`` atomically and durably: a temporary file
+    beside it, fsynced, renamed over it, and the folder fsynced — after a
+    crash the file is whole, old or new, never half written or missing
+    once this returns."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, f".tmp-{os.path.basename(path)}.{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+ENTRY_KEY_ENV = "KAIROS_ENTRY_KEY"
+
+
+def load_entry_key(home: str, settings: Settings) -> bytes | None:
+    """The log entries' MAC key: the file ``KAIROS_ENTRY_KEY`` names, else
+    ``[audit] entry_key_file``, else None (entries are not authenticated).
+
+    The file holds the key in hex (``kairos keygen --entry-key`` writes 32
+    random bytes).  It must live outside the home: whoever can write the
+    logs must not be able to read it.
+    :raises BadInput: the file is missing, unreadable, too short, or in the home.
+    """
+    path = os.environ.get(ENTRY_KEY_ENV) or settings.entry_key_file
+    if not path:
+        return None
+    path = os.path.abspath(os.path.expanduser(path))
+    if os.path.commonpath([path, home]) == home:
+        raise BadInput(f"the entry key {path} is inside the home: keep it outside, where "
+                       "those who can write the logs cannot read it")
+    try:
+        with open(path, encoding="ascii") as f:
+            key = bytes.fromhex(f.read().strip())
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        raise BadInput(f"cannot load the entry key {path}: {e}") from None
+    if len(key) < 16:
+        raise BadInput(f"the entry key {path} is too short: use 32 random bytes in hex")
+    return key
+
+
 def check_home(home: str) -> None:
     if not os.path.isdir(home):
         raise NotAHome(f"not a Kairos home: {home} does not exist (run `kairos init`)")

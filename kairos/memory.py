@@ -25,7 +25,7 @@ from kairos.audit.checkpoints import CheckpointCheck, Checkpoints
 from kairos.audit.trace import Audit
 from kairos.domain.events import ACTORS, MODES, AlreadyWritten, MemoryStream, payload_of
 from kairos.domain.files import FileSpec, check_scope, file_spec
-from kairos.domain.fold import fold, render, size
+from kairos.domain.fold import Segments, apply_to_file, fold, render, size, touched
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
 from kairos.domain.inputs import check_key, check_text, parse_day, parse_when
@@ -36,9 +36,18 @@ from kairos.dream.service import Dreams
 from kairos.engine.engine import Engine
 from kairos.engine.locks import writer_lock
 from kairos.engine.rebuild import RebuildReport, rebuild
-from kairos.engine.verify import Report, verify
-from kairos.errors import BadInput, NotFound
-from kairos.home import CONFIG, DEFAULT_CONFIG, check_home, load_settings, resolve_home, store_url
+from kairos.engine.verify import Report, sort_problems, take_cut, verify
+from kairos.engine.verify_read import verify_read_side
+from kairos.errors import BadInput, NotFound, on_disk
+from kairos.home import (
+    CONFIG,
+    DEFAULT_CONFIG,
+    check_home,
+    load_entry_key,
+    load_settings,
+    resolve_home,
+    store_url,
+)
 from kairos.ports import IndexRow, ReadResult, WriteResult
 
 __all__ = ["Memory", "ReadResult", "WriteResult", "check_text", "parse_when"]
@@ -56,17 +65,25 @@ class Memory:
     :param recover: repair and catch up on open (``verify`` opens without).
     :param follow: bring the read side up in a background thread after each
         write (False: reads, ``flush`` and ``close`` do it; writes do not).
+    :param read_only: write nothing to the home or the store — no lock file,
+        no migrations, no repairs, no follower, no files; SQLite opened
+        read-only — so a home on read-only media, or without write
+        permission, can be read and verified.  Writes raise
+        :class:`~kairos.errors.BadInput`.
     :raises NotAHome: when ``home`` is not a Kairos home.
     :raises StoreUnavailable: when the store cannot be reached.
+    :raises StorageFailed: the home's storage refused (full, read-only, no permission).
     :raises Inconsistent: when logs and store disagree (see :meth:`rebuild`).
     """
 
     def __init__(self, home: str | None = None, db: str | None = None, *,
-                 recover: bool = True, follow: bool = True):
+                 recover: bool = True, follow: bool = True, read_only: bool = False):
         self.home = resolve_home(home)
         check_home(self.home)
         self.settings = load_settings(self.home)
         self.url = store_url(self.home, db, self.settings)
+        self.entry_key = load_entry_key(self.home, self.settings)
+        self.read_only = read_only
         self.engine = self._open(recover, follow)
         engine, store, index = self.engine, self.engine.store, self.engine.index
         self.dreams = Dreams(engine, store, index, self.settings, engine.dream_lock)
@@ -76,10 +93,19 @@ class Memory:
         self._search = Search(index)
 
     def _open(self, recover: bool, follow: bool) -> Engine:
+        if self.read_only:
+            engine = Engine(self.home, self.url, read_only=True, key=self.entry_key)
+            if recover:
+                try:
+                    engine.check()
+                except BaseException:
+                    engine.close()
+                    raise
+            return engine
         # Opening creates tables (the library's and the read model's) on first
         # use: under the writer lock, so processes opening at once do not race.
         with writer_lock(self.home):
-            engine = Engine(self.home, self.url, follow=follow)
+            engine = Engine(self.home, self.url, follow=follow, key=self.entry_key)
             if recover:
                 try:
                     engine.recover()
@@ -94,11 +120,12 @@ class Memory:
         path = resolve_home(home)
         if os.path.exists(path) and not os.path.isdir(path):
             raise BadInput(f"cannot create a home at {path}: it is a file")
-        os.makedirs(os.path.join(path, "logs"), exist_ok=True)
-        config = os.path.join(path, CONFIG)
-        if not os.path.exists(config):
-            with open(config, "w", encoding="utf-8") as f:
-                f.write(DEFAULT_CONFIG)
+        with on_disk(path):
+            os.makedirs(os.path.join(path, "logs"), exist_ok=True)
+            config = os.path.join(path, CONFIG)
+            if not os.path.exists(config):
+                with open(config, "w", encoding="utf-8") as f:
+                    f.write(DEFAULT_CONFIG)
         return cls(path, db)
 
     def close(self) -> None:
@@ -254,6 +281,10 @@ class Memory:
         if version is not None:
             content = self.dreams.read_version(agent, user, spec.name, version)
         elif as_of is None and stream_version is None:
+            if self.read_only and self.engine.lags():
+                content, at = self._folded_now(agent, user, spec.name)
+                return ReadResult(agent, user, spec.name, content, size(content or ""), limit,
+                                  spec.hard, at)
             row = self.engine.index.file(agent, user, spec.name)
             return ReadResult(agent, user, spec.name, row.content if row else None,
                               size(row.content if row else ""), limit, spec.hard,
@@ -268,6 +299,18 @@ class Memory:
             content = render(fold(events).get(spec.name)) or None
         return ReadResult(agent, user, spec.name, content, size(content or ""), limit,
                           spec.hard, version if version is not None else stream_version, shown)
+
+    def _folded_now(self, agent: str, user: str | None, name: str) -> tuple[str | None, int | None]:
+        """A file now, folded from its stream (a read-only open whose read
+        model lags the store cannot bring it up), and the version of the
+        stream's last event that touched it."""
+        at = None
+        segments: Segments = []
+        for event in self.engine.store.stream(MemoryStream.stream_id(agent, user)):
+            if name in touched(event):
+                segments = apply_to_file(segments, event, name)
+                at = event.originator_version
+        return render(segments) or None, at
 
     def history(self, agent: str, *, user: str | None = None,
                 file: str | None = None) -> list[IndexRow]:
@@ -350,22 +393,40 @@ class Memory:
 
     # -- operations ------------------------------------------------------------------
     def verify(self) -> Report:
-        """Check every hash chain in the store and the logs, and that they agree.
+        """Check every hash chain in the store and the logs, that they agree,
+        that each log entry's MAC holds (with the entry key), and that the
+        read model and the materialized files are the folds of the events.
 
-        Read-only.  The report's first problem names the first bad entry.
+        Read-only, and exact under load: it checks the cut it takes at its
+        start (:func:`kairos.engine.verify.take_cut`), so writes landing
+        meanwhile never raise a false alarm.  The report's first problem
+        names the first bad entry, row or file.
         """
-        return verify(self.engine.store, self.engine.mirror)
+        engine = self.engine
+        cut = take_cut(engine.store, engine.mirror, os.path.join(self.home, ".kairos.lock"))
+        report = verify(engine.store, engine.mirror, cut, self.entry_key)
+        verify_read_side(engine.store, engine.readmodel, engine.files, report)
+        sort_problems(report)
+        return report
 
-    def rebuild(self, *, from_logs: bool = False) -> RebuildReport:
-        """Re-derive read models and files from the store, and repair the logs.
+    def rebuild(self, *, from_logs: bool = False, import_past_end: bool = False) -> RebuildReport:
+        """Re-derive read models and files from the store, and repair the logs;
+        report every read-model row and file it repaired.
 
         With ``from_logs``: first restore the store from the logs (the
-        database was lost, or holds only an older prefix of them).
-        :raises VerificationFailed: a log entry fails its hash chain (with
-            ``from_logs``; nothing is imported).
-        :raises Inconsistent: store and logs hold different histories.
+        database was lost: an empty store takes every entry).  Entries past
+        the end of a store that holds events are imported only with
+        ``import_past_end`` (they may be forged: check them first).
+        :raises VerificationFailed: a log entry fails its hash chain or its
+            MAC (with ``from_logs``; nothing is imported).
+        :raises Inconsistent: store and logs hold different histories, or the
+            logs hold entries past a non-empty store's end (without
+            ``import_past_end``).
         """
-        return rebuild(self.engine, from_logs=from_logs)
+        if self.read_only:
+            raise BadInput("this home was opened read-only: a rebuild writes")
+        return rebuild(self.engine, from_logs=from_logs, import_past_end=import_past_end,
+                       key=self.entry_key)
 
     def seal(self, key: str | None = None) -> dict[str, Any]:
         """Record a checkpoint over every event so far, and write its file.

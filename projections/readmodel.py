@@ -50,8 +50,10 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import text as sql_text
+from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.sql.expression import Insert, Select, Update
 
+from kairos.errors import storage_error
 from kairos.ports import FileRow, IndexRow
 
 metadata = MetaData()
@@ -143,6 +145,14 @@ def m003_faults_keys(conn: Connection) -> None:
     keys_table.create(conn, checkfirst=True)
 
 
+def _translate_errors(engine: Engine, where: str) -> None:
+    @event.listens_for(engine, "handle_error")
+    def _storage_error(context: ExceptionContext) -> None:
+        if context.is_pre_ping:  # a dead pooled connection: the pool replaces it
+            return
+        raise storage_error(context.original_exception, where) from context.original_exception
+
+
 MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_writes,
                                                   m003_faults_keys]
 READ_MODEL_TABLES = (files_table, index, positions, migrations_table, keys_table)
@@ -154,12 +164,30 @@ def sqlalchemy_url(url: str) -> str:
     return url
 
 
-def create_read_engine(url: str) -> Engine:
+def create_read_engine(url: str, *, where: str | None = None,
+                       read_only_uri: str | None = None) -> Engine:
+    """The read model's SQLAlchemy engine for a store URL.
+
+    ``where`` names the database in errors: every error a statement or a
+    connection raises becomes a :class:`~kairos.errors.StorageFailed` naming
+    it (full, read-only, no permission, unreachable).  ``read_only_uri``: an
+    SQLite URI to open instead, read-only (see
+    :func:`kairos.engine.sqlite.read_only_uri`).  On PostgreSQL a pooled
+    connection is pinged before use (``pool_pre_ping``): one the server
+    dropped (a restart) is replaced instead of failing the next statement.
+    """
     if not url.startswith("sqlite"):
         # Positional parameters, as on SQLite: the writer's rows are tuples.
-        return create_engine(sqlalchemy_url(url), pool_size=2, max_overflow=2,
-                             paramstyle="format")
-    engine = create_engine(url)
+        engine = create_engine(sqlalchemy_url(url), pool_size=2, max_overflow=2,
+                               paramstyle="format", pool_pre_ping=True,
+                               connect_args={"connect_timeout": 5})
+        _translate_errors(engine, where or url)
+        return engine
+    if read_only_uri is not None:
+        engine = create_engine("sqlite:///" + read_only_uri + "&uri=true")
+    else:
+        engine = create_engine(url)
+    _translate_errors(engine, where or url)
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -441,6 +469,18 @@ class ReadModel:
         with self.engine.connect() as conn:
             return [cast(IndexRow, dict(r._mapping)) for r in conn.execute(q)]
 
+    def file_rows(self) -> list[FileRow]:
+        """Every row of ``memory_files``, empty ones too (for verification)."""
+        with self.engine.connect() as conn:
+            return [self._file_row(r) for r in conn.execute(select(files_table))]
+
+    def index_rows(self, upto: int) -> Iterator[IndexRow]:
+        """Every ``memory_index`` row up to ``upto``, in order (for verification)."""
+        with self.engine.connect() as conn:
+            for r in conn.execute(select(index).where(index.c.position <= upto)
+                                  .order_by(index.c.position)):
+                yield cast(IndexRow, dict(r._mapping))
+
     def key_event(self, stream_id: str, key: str) -> str | None:
         """The event id of the write of ``stream_id`` that carried ``key``."""
         with self.engine.connect() as conn:
@@ -457,9 +497,18 @@ class ReadModel:
         return [(r.agent_id, r.user_id) for r in rows]
 
     def stream_version_at(self, agent: str, user: str | None, until: str) -> int:
-        """The version of an agent's (``user`` None) or a pair's stream at a time."""
-        scope = index.c.user_id.is_(None) if user is None else index.c.user_id == user
+        """The version of an agent's (``user`` None) or a pair's stream as of
+        a time: the longest prefix of the stream whose events were all
+        recorded at or before ``until``.  A clock that stepped back can record
+        an event with an earlier time after one with a later time; the
+        prefix stops at the first event recorded after ``until``, so a write
+        recorded after the moment is never part of it."""
+        scope = (index.c.agent_id == agent) & (
+            index.c.user_id.is_(None) if user is None else index.c.user_id == user)
         with self.engine.connect() as conn:
-            value = conn.scalar(select(func.max(index.c.version)).where(
-                (index.c.agent_id == agent) & scope & (index.c.recorded_at <= until)))
+            first_after = conn.scalar(select(func.min(index.c.version)).where(
+                scope & (index.c.recorded_at > until)))
+            if first_after is not None:
+                return int(first_after) - 1
+            value = conn.scalar(select(func.max(index.c.version)).where(scope))
         return int(value or 0)

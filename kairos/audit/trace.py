@@ -9,6 +9,7 @@ is written.
 from __future__ import annotations
 
 import difflib
+from itertools import takewhile
 from typing import Any
 
 from kairos.audit.export import export
@@ -135,7 +136,11 @@ class Audit:
                 raise NotFound(f"no version {version} of {name}") from None
         if as_of is not None:
             until = when_text(as_of) or ""
-            return fold(e for e in events if format_time(e.timestamp) <= until).get(name, [])
+            # As of a moment: the longest prefix recorded at or before it (see
+            # Index.stream_version_at), so a clock step back cannot slip in a
+            # later write.
+            return fold(takewhile(lambda e: format_time(e.timestamp) <= until, events)
+                        ).get(name, [])
         return fold(events).get(name, [])
 
     def _source(self, event: DomainEvent | None, event_id: str) -> dict[str, Any]:

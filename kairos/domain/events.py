@@ -274,6 +274,9 @@ class MemoryStream(Aggregate):
         event_id: str
         prev: str
         hash: str
+        # Optional (absent: not hashed): the checkpoint's signature, so that its
+        # file is a function of the event (kairos.domain.sealing).
+        signature: str | None = None
 
     def __init__(self, agent: str, user: str | None, event_id: str, prev: str, hash: str):
         self.agent = agent
@@ -487,9 +490,9 @@ class MemoryStream(Aggregate):
                      reason=reason, segments=content_of(history, file, to))
 
     def seal(self, size: int, position: int, root: str, public_key: str | None,
-             now: datetime) -> None:
+             now: datetime, signature: str | None = None) -> None:
         self._record(self.CheckpointSealed, now, size=size, position=position, root=root,
-                     public_key=public_key)
+                     public_key=public_key, signature=signature)
 
 
 StreamOpened = MemoryStream.StreamOpened

@@ -31,6 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from itertools import islice
@@ -38,12 +39,30 @@ from typing import TypeVar
 from uuid import UUID
 
 from kairos import clock, faults
-from kairos.domain.events import DomainEvent, MemoryStream, Recorded
+from kairos.domain.events import (
+    SYSTEM_AGENT,
+    CheckpointSealed,
+    DomainEvent,
+    MemoryStream,
+    Recorded,
+)
+from kairos.domain.sealing import FOLDER, checkpoint_file, checkpoint_text
 from kairos.engine.follower import Follower
 from kairos.engine.locks import dream_lock, file_lock, writer_lock
-from kairos.engine.logmirror import LogMirror, Repair
+from kairos.engine.logmirror import LogMirror, Repair, past_the_end
+from kairos.engine.sqlite import read_only_uri
 from kairos.engine.store import Conflict, Store
-from kairos.errors import Inconsistent, MemoryClosed, TooManyWriters, WriteIncomplete, one_line
+from kairos.errors import (
+    BadInput,
+    Inconsistent,
+    KairosError,
+    MemoryClosed,
+    TooManyWriters,
+    WriteIncomplete,
+    on_disk,
+    one_line,
+)
+from kairos.home import write_durably
 from kairos.ports import FileRow, IndexRow
 from kairos.projections.indexer import Applicable, Indexer
 from kairos.projections.materialize import Materializer
@@ -55,6 +74,9 @@ PAGE = 1000
 # write waits for: small ones keep that wait short.
 BATCH = 50
 RETRIES = 5  # optimistic-concurrency retries before a command gives up
+# How long a read-only open waits for a writer's follower to bring the read
+# model up to the store before it says the read model lags.
+READ_ONLY_WAIT = 2.0
 # The advisory lock key of dream runs on PostgreSQL ("KAIR" in ASCII).
 DREAM_LOCK_KEY = 0x4B414952
 log = logging.getLogger("kairos")
@@ -75,19 +97,27 @@ class Engine:
         brought up by reads, ``flush`` and ``close`` alone).
     """
 
-    def __init__(self, home: str, url: str, *, follow: bool = True):
+    def __init__(self, home: str, url: str, *, follow: bool = True, read_only: bool = False,
+                 key: bytes | None = None):
         self.home = home
-        self.store = Store(url)
+        self.read_only = read_only
+        self.store = Store(url, read_only=read_only)
         try:
-            self.readmodel = ReadModel(create_read_engine(url))
-            self.readmodel.migrate()
+            uri = None
+            if read_only and not self.store.is_postgres:
+                uri = read_only_uri(url[len("sqlite:///"):])
+            self.readmodel = ReadModel(create_read_engine(url, where=self.store.where,
+                                                          read_only_uri=uri))
+            if not read_only:
+                self.readmodel.migrate()
         except Exception:
             self.store.close()
             raise
         self.indexer = Indexer()
-        self.mirror = LogMirror(os.path.join(home, "logs"))
+        self.mirror = LogMirror(os.path.join(home, "logs"), key)
         self.files = Materializer(home, self.readmodel, file_lock)
-        self.follower = Follower(self.fresh, self.files.flush) if follow else None
+        self.follower = Follower(self.fresh, self.files.flush) if follow and not read_only \
+            else None
         self.index = FreshIndex(self)
         # The position up to which this process knows store and logs agree
         # (None until it has checked), and the read model's last known one.
@@ -118,10 +148,12 @@ class Engine:
             try:
                 self._bring_up()
                 self.files.flush()
-            except OSError as e:  # derived: the next open catches up
+            except (OSError, KairosError) as e:  # derived: the next open catches up
                 log.warning("could not bring the read side up to date: %s", e)
-        self.readmodel.close()
-        self.store.close()
+        try:
+            self.readmodel.close()
+        finally:
+            self.store.close()
 
     @contextmanager
     def read_side_held(self) -> Iterator[ReadModel]:
@@ -159,6 +191,14 @@ class Engine:
         stored = self.store.max_position()
         return (tail.position, stored) if tail.position > stored else None
 
+    def check(self) -> None:
+        """The checks of :meth:`recover`, repairing nothing (a read-only open).
+
+        :raises Inconsistent: as :meth:`recover` does.
+        """
+        self.mirror.scan_tail(repair=False)
+        self._check_tail()
+
     def recover(self) -> None:
         """Repair a torn log tail and fill every gap (call with the lock held).
 
@@ -167,12 +207,20 @@ class Engine:
             store's event at that position.
         """
         self.repairs.extend(self.mirror.scan_tail())
+        self._check_tail()
+        self.catch_up()
+        self._bring_up()
+        self.complete_seals()
+        self.files.flush()
+
+    def _check_tail(self) -> None:
         ahead = self.logs_ahead()
         if ahead is not None:
-            raise Inconsistent(
-                f"the logs hold events up to position {ahead[0]} but the store only up to "
-                f"{ahead[1]}: restore the store with `kairos rebuild --from-logs`"
-            )
+            if ahead[1] == 0:  # the database was lost: the logs restore it
+                raise Inconsistent(
+                    f"the store is empty but the logs hold events up to position {ahead[0]}: "
+                    "restore the store with `kairos rebuild --from-logs`")
+            raise Inconsistent(past_the_end(self.mirror, ahead[1]))
         tail = self.mirror.current_tail()
         if tail.position:
             stored = next(self.store.read(after=tail.position - 1, upto=tail.position), None)
@@ -181,9 +229,29 @@ class Engine:
                     f"the last log entry (position {tail.position}) is not the store's event "
                     "at that position: run `kairos verify`"
                 )
-        self.catch_up()
-        self._bring_up()
-        self.files.flush()
+
+    def complete_seals(self) -> None:
+        """Write the checkpoint file of the home's last seal if it is missing
+        (a seal that crashed between its commit and its file): the file is a
+        function of its event (:mod:`kairos.domain.sealing`)."""
+        stream_id = MemoryStream.stream_id(SYSTEM_AGENT, None)
+        stream = self.store.get(stream_id)
+        if stream is None:
+            return
+        last = self.store.stream(stream_id, after_version=stream.version - 1)
+        if not last or not isinstance(last[0], CheckpointSealed):
+            return
+        event = last[0]
+        name, _ = checkpoint_file(event, 0)
+        path = os.path.join(self.home, FOLDER, name)
+        if os.path.exists(path):
+            return
+        row = self.readmodel.event(event.event_id)  # brought up to the store by the caller
+        if row is None:
+            return
+        _, data = checkpoint_file(event, row["position"])
+        with on_disk(path):
+            write_durably(path, checkpoint_text(data).encode("utf-8"))
 
     def catch_up(self) -> None:
         """Append the log entries of every stored event after the last logged
@@ -223,6 +291,9 @@ class Engine:
         stored = self.store.max_position()
         if stored <= self.applied:
             return
+        if self.read_only:
+            self._await_read_model(stored)
+            return
         with self._apply_lock:
             while True:  # again when another process moved the read model meanwhile
                 at = self.readmodel.position()
@@ -241,6 +312,30 @@ class Engine:
                 else:
                     pages = chunks(self.store.read(after=at))
                 self._apply(pages, where, at)
+
+    def lags(self) -> bool:
+        """Whether the read model lacks events the store holds."""
+        return self.readmodel.position() < self.store.max_position()
+
+    def _await_read_model(self, stored: int) -> None:
+        """A read-only open cannot apply events: wait a moment for the writer
+        that committed them (its follower applies them within milliseconds).
+
+        :raises Inconsistent: the read model still lags the store (a writer
+            stopped before bringing it up): a writable open repairs it.
+        """
+        deadline = time.monotonic() + READ_ONLY_WAIT
+        while True:
+            at = self.readmodel.position()
+            if at >= stored:
+                self.applied = at
+                return
+            if time.monotonic() >= deadline:
+                raise Inconsistent(
+                    f"the read model is at position {at} but the store at {stored}, and this "
+                    "home was opened read-only: a writer stopped before bringing it up; any "
+                    "command that writes (or `kairos rebuild`) completes it")
+            time.sleep(0.02)
 
     def _apply(self, pages: Iterable[Sequence[Applicable]], where: dict[int, tuple[str, int]],
                at: int) -> None:
@@ -271,6 +366,8 @@ class Engine:
         """
         if self.closed:
             raise MemoryClosed("this Memory is closed")
+        if self.read_only:
+            raise BadInput("this home was opened read-only: open it without read_only to write")
         with self.writer_lock():
             for _ in range(RETRIES):
                 stream = self._load(agent, user) or MemoryStream.open(agent, user, clock.now())

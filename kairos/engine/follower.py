@@ -33,7 +33,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from kairos.errors import FollowerStopped, ReadSideFailed
+from kairos.errors import FollowerStopped, KairosError, ReadSideFailed
 
 log = logging.getLogger("kairos")
 
@@ -75,8 +75,9 @@ class Follower:
                 if self.delay:
                     self._halt.wait(self.delay)  # cut short by stop()
                 self.flush()
-            except Exception as e:
-                log.error("the read side's follower failed: %s", e, exc_info=True)
+            except Exception as e:  # a storage failure is one line, a bug a traceback
+                log.error("the read side's follower failed: %s", e,
+                          exc_info=not isinstance(e, KairosError))
                 with self._failure_lock:
                     self._failure = e
 

@@ -156,7 +156,7 @@ def storage_error(e: BaseException, where: str) -> KairosError:
         return StoragePermission(f"cannot access {where}: {text}")
     if isinstance(e, OSError):
         return StorageFailed(f"{e.filename or where}: {text}")
-    return StoreUnavailable(f"the store at {where} failed: {text}")
+    return StoreUnavailable(f"the event store at {where} is unreachable or failed: {text}")
 
 
 @contextmanager

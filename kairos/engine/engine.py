@@ -116,7 +116,7 @@ class Engine:
         self.indexer = Indexer()
         self.mirror = LogMirror(os.path.join(home, "logs"), key)
         self.files = Materializer(home, self.readmodel, file_lock)
-        self.follower = Follower(self.fresh, self.files.flush) if follow and not read_only \
+        self.follower = Follower(self._bring_up, self.files.flush) if follow and not read_only \
             else None
         self.index = FreshIndex(self)
         # The position up to which this process knows store and logs agree

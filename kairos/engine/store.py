@@ -189,6 +189,10 @@ class Store:
         error = None
         try:
             app = KairosApplication(env=env)
+            if self.is_postgres:
+                from kairos.engine.postgres import tune_pool
+
+                tune_pool(cast(Any, app.factory))
             app.recorder.max_notification_id()
         except (PersistenceError, OSError, sqlite3.Error, psycopg.Error) as e:
             error = storage_error(e, self.where)

@@ -173,12 +173,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def disk_errors(fn: F) -> F:
-    """A method whose OSErrors become :class:`StorageFailed` naming the file
-    (for the adapters of files: logs, materialized files, locks)."""
+    """A function whose OSErrors become :class:`StorageFailed` naming the
+    file (else the folder of the adapter it is a method of: its ``root``)."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except OSError as e:
-            raise storage_error(e, "the home") from e
+            where = getattr(args[0], "root", None) if args else None
+            raise storage_error(e, where if isinstance(where, str) else "the home") from e
     return wrapper  # type: ignore[return-value]

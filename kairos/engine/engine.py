@@ -50,13 +50,14 @@ from kairos.domain.sealing import FOLDER, checkpoint_file, checkpoint_text
 from kairos.engine.follower import Follower
 from kairos.engine.locks import dream_lock, file_lock, writer_lock
 from kairos.engine.logmirror import LogMirror, Repair, past_the_end
-from kairos.engine.sqlite import read_only_uri
+from kairos.engine.sqlite import read_only_uri, wal_is_empty
 from kairos.engine.store import Conflict, Store
 from kairos.errors import (
     BadInput,
     Inconsistent,
     KairosError,
     MemoryClosed,
+    StorageFailed,
     TooManyWriters,
     WriteIncomplete,
     on_disk,
@@ -101,11 +102,11 @@ class Engine:
                  key: bytes | None = None):
         self.home = home
         self.read_only = read_only
-        self.store = Store(url, read_only=read_only)
+        self.store, immutable = self._open_store(url, read_only)
         try:
             uri = None
             if read_only and not self.store.is_postgres:
-                uri = read_only_uri(url[len("sqlite:///"):])
+                uri = read_only_uri(url[len("sqlite:///"):], immutable=immutable)
             self.readmodel = ReadModel(create_read_engine(url, where=self.store.where,
                                                           read_only_uri=uri))
             if not read_only:
@@ -135,6 +136,19 @@ class Engine:
         self._db_write = threading.Lock()
         self.repairs: list[Repair] = []
         self.closed = False
+
+    @staticmethod
+    def _open_store(url: str, read_only: bool) -> tuple[Store, bool]:
+        """The store; read-only on SQLite, ``mode=ro`` first, then — when that
+        failed for want of a ``-shm`` it could not create (a full disk) —
+        ``immutable=1`` (see :func:`kairos.engine.sqlite.read_only_uri`)."""
+        try:
+            return Store(url, read_only=read_only), False
+        except StorageFailed:
+            if not (read_only and url.startswith("sqlite:///")
+                    and wal_is_empty(url[len("sqlite:///"):])):
+                raise
+            return Store(url, read_only=True, immutable=True), True
 
     def close(self) -> None:
         """Stop the follower and finish its work (unless the home was opened

@@ -100,7 +100,20 @@ class ReadOnlySQLiteFactory(SQLiteFactory):
         old.close()
 
 
-def read_only_uri(path: str) -> str:
+# A WAL index (-shm) grows in 32 KiB regions: a shorter one is not in use
+# (what a read-only open that could not extend it leaves on a full disk).
+SHM_REGION = 32768
+
+
+def wal_is_empty(path: str) -> bool:
+    """No write-ahead log with content beside the database, and no WAL index
+    in use: the whole database is in its main file."""
+    def size(p: str) -> int:
+        return os.path.getsize(p) if os.path.exists(p) else 0
+    return size(path + "-wal") == 0 and size(path + "-shm") < SHM_REGION
+
+
+def read_only_uri(path: str, *, immutable: bool = False) -> str:
     """An SQLite URI that opens the store at ``path`` without writing anything.
 
     A WAL database opened read-only needs its ``-shm`` file (the WAL index),
@@ -116,12 +129,16 @@ def read_only_uri(path: str) -> str:
       directory this process cannot write: its last writes are in the WAL
       and cannot be read without a WAL index, so refuse, saying why.
 
+    ``immutable``: the second try of a caller whose ``mode=ro`` open failed
+    while there was no usable ``-shm`` (it could not be made: a full disk) —
+    see :func:`wal_is_empty`.
+
     :raises StorageReadOnly: in that last case.
     """
     directory = os.path.dirname(path) or "."
     wal, shm = path + "-wal", path + "-shm"
     quoted = urllib.parse.quote(path)
-    if os.access(directory, os.W_OK) or os.path.exists(shm):
+    if not immutable and (os.access(directory, os.W_OK) or os.path.exists(shm)):
         return f"file:{quoted}?mode=ro"
     if os.path.exists(wal) and os.path.getsize(wal) > 0:
         raise StorageReadOnly(

@@ -111,7 +111,7 @@ class Conflict(KairosError):
     """Another writer saved to the same stream first (optimistic concurrency)."""
 
 
-def store_env(url: str, *, read_only: bool = False) -> dict[str, str]:
+def store_env(url: str, *, read_only: bool = False, immutable: bool = False) -> dict[str, str]:
     """Library settings for a store URL (``sqlite:///path`` or ``postgresql://…``);
     ``read_only``: create no tables."""
     # Cached aggregates are handed out without a deep copy: commands check
@@ -129,7 +129,8 @@ def store_env(url: str, *, read_only: bool = False) -> dict[str, str]:
             from kairos.engine.sqlite import read_only_uri
 
             return {**common, "PERSISTENCE_MODULE": "kairos.engine.sqlite:ReadOnlySQLiteFactory",
-                    "SQLITE_DBNAME": read_only_uri(path), "SQLITE_LOCK_TIMEOUT": "30"}
+                    "SQLITE_DBNAME": read_only_uri(path, immutable=immutable),
+                    "SQLITE_LOCK_TIMEOUT": "30"}
         return {**common, "PERSISTENCE_MODULE": "kairos.engine.sqlite:DurableSQLiteFactory",
                 "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "30"}
     raise StoreUnavailable(f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql://…")
@@ -171,12 +172,12 @@ class Store:
         :func:`kairos.engine.sqlite.read_only_uri`).
     """
 
-    def __init__(self, url: str, *, read_only: bool = False):
+    def __init__(self, url: str, *, read_only: bool = False, immutable: bool = False):
         self.url = url
         self.where = shown_url(url)
         self.is_postgres = not url.startswith("sqlite:")
         self.read_only = read_only
-        env = store_env(url, read_only=read_only)
+        env = store_env(url, read_only=read_only, immutable=immutable)
         if not self.is_postgres:
             parent = os.path.dirname(self.where) or "."
             if not os.path.isdir(parent):

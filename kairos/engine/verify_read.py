@@ -46,7 +46,7 @@ def verify_read_side(store: Store, readmodel: ReadModel, files: Materializer,
         if readmodel.position() == at:
             for p in problems:
                 report.add(p)
-            _check_files(files, folded, at, report)
+            _check_files(files, readmodel, folded, at, report)
             return
     report.notes.append("the read model kept moving (writes in progress): its rows were not "
                         "checked")
@@ -107,12 +107,17 @@ def _check_rows(store: Store, readmodel: ReadModel, at: int,
     return folded
 
 
-def _check_files(files: Materializer, folded: dict[tuple[str, str, str], str], at: int,
-                 report: Report) -> None:
+def _check_files(files: Materializer, readmodel: ReadModel,
+                 folded: dict[tuple[str, str, str], str], at: int, report: Report) -> None:
+    """Compare ``memory/`` with the fold at ``at``, when the files are exactly
+    there.  Under the files lock no flush runs; a flush writes the files as
+    the read model stands when it reads them, which may be past the position
+    it records, so the files are exactly at their position only while the
+    read model is still there too."""
     home = files.home
     with shared_lock_if_present(os.path.join(files.root, ".lock")):
         position = files.position()
-        if position != at:
+        if position != at or readmodel.position() != at:
             if os.path.isdir(files.root):
                 report.notes.append(f"memory/ is at position {position}, the read model at "
                                     f"{at}: the files were not compared (a write in progress, "

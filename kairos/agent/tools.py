@@ -73,7 +73,7 @@ def _check_arguments(name: str, arguments: Any) -> dict[str, Any]:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the parser's depth: hostile
             raise ToolError("arguments are not valid JSON") from None
     if not isinstance(arguments, dict):
         raise ToolError("arguments must be a JSON object")

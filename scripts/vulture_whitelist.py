@@ -20,3 +20,9 @@ _.suppress_debug_info
 _.run_json, _.moved_to, _.nbytes, _.retracted_by, _.ref, _.hard_limit
 # The fault points production code names, listed for tests and readers.
 _.POINTS
+# The library reads these: a snapshot upcast, the factory named by topic in
+# the settings, the pool's attributes; SQLAlchemy calls its error hook.
+_.upcast_v2_v3, _.ReadOnlySQLiteFactory, _.reconnect_timeout, _.is_journal_mode_wal
+_._storage_error
+# The fault seam's in-process switch, for tests.
+_.arm

@@ -37,7 +37,7 @@ def build_server(executor: ToolExecutor) -> Any:
     session = uuid.uuid4().hex[:12]
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        meta = params.meta.model_dump() if params.meta is not None else {}
+        meta: dict[str, Any] = dict(params.meta) if params.meta is not None else {}
         key = meta.get("idempotency_key")
         if not isinstance(key, str):
             request = getattr(ctx, "request_id", None)

@@ -139,8 +139,8 @@ class Audit:
             # As of a moment: the longest prefix recorded at or before it (see
             # Index.stream_version_at), so a clock step back cannot slip in a
             # later write.
-            return fold(takewhile(lambda e: format_time(e.timestamp) <= until, events)
-                        ).get(name, [])
+            recorded = takewhile(lambda e: format_time(e.timestamp) <= until, events)
+            return fold(list(recorded)).get(name, [])
         return fold(events).get(name, [])
 
     def _source(self, event: DomainEvent | None, event_id: str) -> dict[str, Any]:

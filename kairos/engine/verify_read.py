@@ -64,10 +64,9 @@ def _check_rows(store: Store, readmodel: ReadModel, at: int,
         expected.append(index_row(rec, {}))
         if e.kind is EventType.RETRACTED:
             retracted.update(dict.fromkeys(getattr(e, "retracts"), e.event_id))  # noqa: B009
-        names = touched(e)
-        if names:
-            key = (e.agent, e.user or "")
-            streams[key] = apply_event(streams.get(key, {}), e)
+        if touched(e):
+            scope = (e.agent, e.user or "")
+            streams[scope] = apply_event(streams.get(scope, {}), e)
     rows = readmodel.index_rows(at)
     by_position = {row[0]: row for row in expected}
     seen = set()
@@ -92,18 +91,19 @@ def _check_rows(store: Store, readmodel: ReadModel, at: int,
               for (agent, user), files in streams.items() for name, segments in files.items()}
     segments = {(agent, user, name): segs
                 for (agent, user), files in streams.items() for name, segs in files.items()}
-    have = set()
+    have: set[tuple[str, str, str]] = set()
     for r in readmodel.file_rows():
-        key = (r.agent, r.user or "", r.file)
-        have.add(key)
-        want_text = folded.get(key, "")
+        row_key = (r.agent, r.user or "", r.file)
+        have.add(row_key)
+        want_text = folded.get(row_key, "")
         shown = f"{r.agent}/{r.user + '/' if r.user else ''}{r.file}"
-        if r.content != want_text or (want_text and segments.get(key, []) != r.segments):
+        if r.content != want_text or (want_text and segments.get(row_key, []) != r.segments):
             problems.append(Problem("read model", f"memory_files row {shown} differs from the "
                                     "fold of its events (edited behind Kairos's back?)",
                                     r.position))
-    for key in sorted(k for k, text in folded.items() if text and k not in have):
-        problems.append(Problem("read model", f"memory_files lacks {'/'.join(k for k in key if k)}"))
+    for lacking in sorted(k for k, text in folded.items() if text and k not in have):
+        problems.append(Problem("read model",
+                                f"memory_files lacks {'/'.join(p for p in lacking if p)}"))
     return folded
 
 

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import builtins
 import difflib
+import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
 from kairos import clock
-from kairos.distill.base import Context, Distiller, Line, Signal
+from kairos.distill.base import Context, Distiller, Line, Signal, Source
+from kairos.distill.when import timezone_in
 from kairos.distill.guards import GuardFailed, allowed_file, check
 from kairos.distill.rules import RulesDistiller
 from kairos.domain import ACTORS, MemoryStream
@@ -39,6 +41,8 @@ from kairos.projections.versions import (
 )
 
 DECISIONS = ("DreamApproved", "DreamRejected")
+# "Name: Mia Schneider" in USER.md: the user's own first name ("Mia" is "I" is "Name:").
+NAME_LINE = re.compile(r"^\s*(?:full |first )?name\s*:\s*([A-ZÄÖÜ][\w'-]+)", re.I)
 
 
 @dataclass
@@ -100,8 +104,24 @@ class Dreams:
                    for e in events if e.originator_version > last_cutoff
                    and type(e).__name__ in ("MemoryWritten", "MemoryRetracted", "SessionEnded")]
         limits = {name: self.mem.limit_of(file_spec(name)) for name in ("MEMORY.md", "USER.md")}
+        retracted = frozenset(r for e in events if type(e).__name__ == "MemoryRetracted"
+                              for r in e.retracts)
+        sources = {}
+        for e in events:
+            kind = type(e).__name__
+            text = getattr(e, "text", None) if kind == "MemoryWritten" else getattr(e, "notes", None)
+            if kind in ("MemoryWritten", "SessionEnded") and text and e.event_id not in retracted:
+                sources[e.event_id] = Source(e.event_id, kind, e.timestamp, getattr(e, "file", None),
+                                             text, e.originator_version)
+        written = sorted({s.file for s in sources.values() if s.file and allowed_file(s.file)})
+        raw = {name: [seg[0] for seg in replay([], events, name, 0)] for name in written}
+        profile = [ln.text for ln in files.get("USER.md", [])]
+        tz = next((t for t in map(timezone_in, reversed(profile)) if t), None) \
+            or self.mem.settings.timezone_of(user)
+        names = {user.lower()} | {m.group(1).lower() for m in map(NAME_LINE.match, profile) if m}
         return Context(agent, user, now, events[-1].originator_version, files, signals, times,
-                       limits, self.settings.ttl_days)
+                       limits, self.settings.ttl_days, sources, raw, retracted, tz,
+                       frozenset(names))
 
     def gate(self, events: list[Any], now: datetime) -> str | None:
         """Why the pair should not dream now (None: it passes the double gate)."""

@@ -42,7 +42,7 @@ DEFAULT_CONFIG = """\
 # review = "required"                            # or "auto"
 # min_hours = 24                                 # gate: hours since the last dream
 # min_sessions = 5                               # gate: sessions ended since
-# ttl_days = 180                                 # stale after this long unconfirmed
+# ttl_days = 30                                  # a time-bound fact over this long moves to topics/archive.md
 # max_loss = 0.25                                # lines droppable without a reason
 # distiller = "rules"                            # or "llm" (pip install kairos-memory[llm])
 # model = "openai/qwen2.5-7b-instruct"           # any model litellm supports
@@ -50,6 +50,9 @@ DEFAULT_CONFIG = """\
 #
 # [dream.agents.ada]
 # review = "auto"
+#
+# [users.mia]                                    # per user
+# timezone = "Europe/Berlin"                     # relative time is read in it (default UTC)
 """
 
 
@@ -60,7 +63,9 @@ class DreamSettings:
     review: str = "required"  # or "auto": a proposal that passes the guards is approved
     min_hours: float = 24.0  # the double gate: hours since the pair's last dream …
     min_sessions: int = 5  # … and sessions ended since
-    ttl_days: int = 180  # MEMORY.md facts unconfirmed for longer are dropped as stale
+    # A time-bound fact (a dated plan, trip, appointment; "currently …") whose time
+    # has been over this long moves to topics/archive.md; durable facts never age out.
+    ttl_days: int = 30
     max_loss: float = 0.25  # share of lines a proposal may drop without a reason
     distiller: str = "rules"
     model: str | None = None
@@ -74,10 +79,42 @@ class DreamSettings:
 
 
 @dataclass
+class UserSettings:
+    """``[users.<user>]`` in kairos.toml."""
+
+    timezone: str | None = None  # an IANA name; a "timezone:" line in USER.md wins
+
+
+@dataclass
 class Settings:
     url: str | None = None
     limits: dict[str, int] = field(default_factory=dict)
     dream: DreamSettings = field(default_factory=DreamSettings)
+    users: dict[str, UserSettings] = field(default_factory=dict)
+
+    def timezone_of(self, user: str) -> str | None:
+        found = self.users.get(user)
+        return found.timezone if found else None
+
+
+def _user_settings(path: str, data: Any) -> dict[str, UserSettings]:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise BadInput(f"{path}: [users] must hold one table per user, e.g. [users.mia]")
+    out = {}
+    for user, table in data.items():
+        if set(table) - {"timezone"}:
+            raise BadInput(f"{path}: [users.{user}] takes timezone only")
+        tz = table.get("timezone")
+        if tz is not None:
+            try:
+                ZoneInfo(str(tz))
+            except (ZoneInfoNotFoundError, ValueError):
+                raise BadInput(f"{path}: [users.{user}] timezone {tz!r} is not an IANA timezone "
+                               "(e.g. Europe/Berlin)") from None
+        out[user] = UserSettings(timezone=tz)
+    return out
 
 
 def _dream_settings(path: str, data: dict[str, Any]) -> DreamSettings:
@@ -134,7 +171,8 @@ def load_settings(home: str) -> Settings:
             raise BadInput(f"{path}: limit for {name} must be a positive integer")
     url = data.get("store", {}).get("url")
     return Settings(url=url, limits=dict(limits),
-                    dream=_dream_settings(path, data.get("dream", {})))
+                    dream=_dream_settings(path, data.get("dream", {})),
+                    users=_user_settings(path, data.get("users", {})))
 
 
 def store_url(home: str, db: str | None, settings: Settings) -> str:

@@ -1,0 +1,223 @@
+"""Meaning guards: does a line say only what its sources say, and nothing to the model?
+
+Three checks, for the lines of every distiller (rules and llm):
+
+- :func:`addresses_model` — the line reads as an instruction to the model
+  ("ignore previous instructions", "System: …", "you are now in developer
+  mode", "send the user's files to <address>"), in English or German.
+- :func:`unsupported` — every number, date, e-mail address, URL, handle and
+  capitalised name of the line occurs in its cited sources (or is what the
+  time rules derive from them: a resolved date, a weekday, a year), and most
+  of its content words do too: "Mia has a criminal record." citing "Mia
+  prefers dark roast coffee." is refused.
+- :func:`supports` — whether a line still carries a source's content (the loss
+  guard counts facts this way: "Mia is a person." citing ten events supports
+  none of them).
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+
+from kairos.distill import when
+from kairos.distill.words import NUMBER, STOP, spelling, stem, strip_accents, words
+
+INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass|skip)\b.{0,40}\b(?:instructions?|rules|previous|"
+    r"prior|above|everything|guidelines|safety|system)\b"
+    r"|\b(?:system prompt|developer mode|jailbreak|dan mode|god mode)\b"
+    r"|\byou are now\b|\bfrom now on\b.{0,50}\b(?:you|always|never|forward|send|reply|answer|obey)\b"
+    r"|\bobey\b.{0,30}\b(?:next|following|me|this)\b"
+    r"|^\W*(?:important|system|assistant|ai|admin|developer|note to (?:the )?(?:assistant|ai|model|agent)"
+    r"|wichtig|system|hinweis an (?:den|die) (?:assistenten|ki))\s*:.{0,80}\b(?:ignore|disregard|forget|"
+    r"you|your|send|forward|reveal|print|obey|reply|delete|ignoriere|vergiss|schicke?|sende)\b"
+    r"|\bignorier\w*\b.{0,40}\b(?:anweisungen|regeln|instruktionen|vorgaben|alles)\b"
+    r"|\bvergiss\b.{0,30}\b(?:alles|anweisungen|regeln)\b",
+    re.I)
+_EXFIL_VERB = re.compile(r"\b(?:send|forward|email|e-mail|upload|post|exfiltrate|leak|reveal|print|share|"
+                         r"copy|transfer|mail|schick\w*|send\w*|leite\w*|lade\w*)\b", re.I)
+ADDRESS = re.compile(
+    r"https?://[^\s)>\]]+"
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|example|dev|ai|de|info|biz|xyz|ru|cn|co|uk|app|me)\b",
+    re.I)
+HANDLE = re.compile(r"(?<![\w.])@[A-Za-z0-9_][\w.-]*[A-Za-z0-9_]")
+_CAPITAL = re.compile(r"^[A-ZÄÖÜ][\w'’.+-]*$")
+# Words a faithful rewrite may add: tense, prepositions, the time rules' phrases.
+_DERIVED_WORDS = frozenset({"was", "were", "had", "did", "on", "in", "of", "the", "week", "weekend",
+                            "morning", "afternoon", "evening", "night", "until", "since", "woche",
+                            "wochenende", "vom", "am", "im", "jahr", "war", "hatte", "waren"})
+_SYNONYMS = {"enjoy": "like", "love": "like", "adore": "like", "prefer": "like", "favorite": "like",
+             "resid": "live", "employ": "work", "sampl": "exampl", "apartment": "flat",
+             "kid": "child", "children": "child", "mobil": "phone", "cell": "phone"}
+
+
+def addresses_model(text: str) -> str | None:
+    """Why a line reads as an instruction to the model, or None."""
+    m = INSTRUCTION.search(text)
+    if m:
+        return f"it addresses the model ({m.group(0).strip()[:40]!r})"
+    verb = _EXFIL_VERB.search(text)
+    if verb and ADDRESS.search(text[verb.end():]) and re.search(
+            r"\b(?:to|an|at|nach)\b", text[verb.end():], re.I):
+        if re.search(r"\b(?:files?|passwords?|credentials|conversations?|chats?|mail|messages|memor\w*|"
+                     r"secrets?|prompt|notes|data|keys?|tokens?|history|everything|all|every|copy|"
+                     r"dateien|passwörter|daten|nachrichten|alles)\b", text, re.I):
+            return "it tells the model to send data to an address"
+    return None
+
+
+@dataclass(frozen=True)
+class Source:
+    """A cited event as the guards see it."""
+
+    event_id: str
+    text: str
+    time: datetime
+
+
+def _norm_token(tok: str) -> str:
+    return strip_accents(tok.lower().rstrip(".,;:!?'\")").lstrip("'\"("))
+
+
+def salient(text: str) -> dict[str, set[str]]:
+    """The tokens of a line that must come from its sources, by kind."""
+    out: dict[str, set[str]] = {"address": set(), "handle": set(), "number": set(), "name": set()}
+    rest = text
+    for m in ADDRESS.finditer(text):
+        out["address"].add(m.group(0).rstrip(".,;:!?'\")").lower())
+    rest = ADDRESS.sub(" ", rest)
+    for m in HANDLE.finditer(rest):
+        out["handle"].add(m.group(0).lower())
+    rest = HANDLE.sub(" ", rest)
+    for m in re.finditer(r"\d+(?:[.,:]\d+)*", rest):
+        out["number"].add(m.group(0).replace(",", "."))
+    toks = words(rest)
+    for i, tok in enumerate(toks):
+        if not _CAPITAL.match(tok) or NUMBER.fullmatch(tok):
+            continue
+        low = tok.lower().replace("’", "'")
+        if low.endswith("'s"):
+            low = low[:-2]
+        low = low.rstrip("'")
+        if low in STOP or (i == 0 and low in _SENTENCE_START):
+            continue
+        out["name"].add(strip_accents(low))
+    return out
+
+
+_SENTENCE_START = frozenset({"she", "he", "they", "it", "we", "i", "her", "his", "their", "our", "my",
+                             "this", "that", "there", "also", "now", "next", "last", "every", "on",
+                             "in", "at", "since", "until", "from", "after", "before", "more", "older",
+                             "see", "note", "today", "tomorrow", "yesterday"})
+
+
+def _content(text: str) -> list[str]:
+    out = []
+    for tok in words(ADDRESS.sub(" ", text)):
+        low = tok.lower()
+        if low in STOP or NUMBER.fullmatch(low) or len(low) < 3 or any(c.isdigit() for c in low):
+            continue
+        s = stem(spelling(strip_accents(low)))
+        out.append(_SYNONYMS.get(s, s))
+    return out
+
+
+def _allowed(sources: Iterable[Source], now: datetime, tz: tzinfo) -> tuple[dict[str, set[str]], set[str]]:
+    """Salient tokens and content stems the sources allow, with what the time
+    rules derive from them (resolved dates, weekdays, years, tense)."""
+    allowed: dict[str, set[str]] = {"address": set(), "handle": set(), "number": set(), "name": set()}
+    stems: set[str] = set()
+    for src in sources:
+        timed = when.resolve(src.text, src.time, now, tz)
+        for variant in {src.text, timed.absolute, timed.text}:
+            for kind, toks in salient(variant).items():
+                allowed[kind] |= toks
+            stems.update(_content(variant))
+        days = set(timed.dates) | {when.local_day(src.time, tz)}
+        for m in timed.mentions:
+            days.add(m.first)
+            days.add(m.last)
+            if m.grain in ("week", "weekend"):
+                days.update(m.first + timedelta(days=k) for k in range(7))
+        for d in days:
+            for form in when.date_forms(d):
+                low = strip_accents(form.lower())
+                allowed["number"].add(form)
+                allowed["name"].add(low)
+                stems.add(_SYNONYMS.get(stem(low), stem(low)))
+        for tok in salient(src.text)["address"]:
+            host = re.sub(r"^https?://", "", tok).split("/")[0]
+            allowed["address"].add(host)
+    return allowed, stems
+
+
+def unsupported(text: str, sources: list[Source], now: datetime, tz: tzinfo) -> list[str]:
+    """What a line says that its sources do not (empty: the line is faithful)."""
+    allowed, stems = _allowed(sources, now, tz)
+    problems = []
+    found = salient(text)
+    for addr in sorted(found["address"]):
+        host = re.sub(r"^https?://", "", addr).split("/")[0]
+        if addr not in allowed["address"] and host not in allowed["address"] and not any(
+                addr in a or a in addr for a in allowed["address"] if len(a) > 6):
+            problems.append(f"the address {addr!r}")
+    for handle in sorted(found["handle"] - allowed["handle"]):
+        problems.append(f"the handle {handle!r}")
+    numbers = {n.lstrip("0") or "0" for n in allowed["number"]} | allowed["number"]
+    for num in sorted(found["number"]):
+        if num not in numbers and (num.lstrip("0") or "0") not in numbers:
+            problems.append(f"the number {num!r}")
+    source_names = allowed["name"] | {_SYNONYMS.get(s, s) for s in stems}
+    for name in sorted(found["name"]):
+        if name not in source_names and stem(name) not in stems and not any(
+                name in n for n in allowed["name"] if len(name) > 3):
+            problems.append(f"the name {name!r}")
+    content = [w for w in _content(text) if w not in _DERIVED_WORDS]
+    new = [w for w in content if w not in stems and not any(
+        len(w) > 3 and (s.startswith(w) or w.startswith(s)) for s in stems if len(s) > 3)]
+    if new and len(new) > len(content) // 3:
+        problems.append("the words " + ", ".join(repr(w) for w in dict.fromkeys(new)))
+    return problems
+
+
+def supports(line: str, fact: str, *, written: datetime | None = None, now: datetime | None = None,
+             tz: tzinfo | None = None) -> bool:
+    """Whether ``line`` still carries what ``fact`` (a source's text) says:
+    most of the fact's content words and all of its numbers and names.
+    Time words the rules resolve ("tomorrow", "next week") need not survive."""
+    fact_words = [w for w in _content(_without_time(fact)) if w not in _DERIVED_WORDS]
+    line_words = set(_content(line))
+    if written is not None and now is not None and tz is not None:
+        fact_text = when.resolve(fact, written, now, tz)
+        fact_words = [w for w in _content(_without_time(fact_text.absolute)) if w not in _DERIVED_WORDS]
+    if not fact_words:
+        return True
+    kept = [w for w in fact_words if w in line_words or any(
+        len(w) > 3 and (x.startswith(w) or w.startswith(x)) for x in line_words if len(x) > 3)]
+    if len(kept) * 3 < len(fact_words) * 2:
+        return False
+    names = salient(_without_time(fact))["name"] - _MONTHS_DAYS
+    line_names = {strip_accents(w.lower().rstrip("'").removesuffix("'s")) for w in words(line)}
+    return all(n in line_names or any(x.startswith(n) or n.startswith(x) for x in line_names
+                                      if len(x) > 3) for n in names)
+
+
+_MONTHS_DAYS = frozenset(strip_accents(w.lower()) for w in when.MONTHS_EN + when.MONTHS_DE
+                         + when.WEEKDAYS_EN + when.WEEKDAYS_DE)
+_TIME_WORDS = re.compile(r"\b(?:tomorrow|today|tonight|yesterday|next|this|last|week|month|year|"
+                         r"morgen|heute|übermorgen|gestern|vorgestern|nächste\w*|diese\w*|letzte\w*|"
+                         r"woche|monat|jahr)\b", re.I)
+
+
+def _without_time(text: str) -> str:
+    return _TIME_WORDS.sub(" ", text)
+
+
+__all__ = ["ADDRESS", "INSTRUCTION", "Source", "addresses_model", "salient", "supports",
+           "unsupported"]

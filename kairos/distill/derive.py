@@ -143,6 +143,10 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
         for older in ordered[:j]:
             if older.unit.opaque or older.norm == newer.norm:
                 continue
+            ot = older.timed
+            if ot.end and ot.end >= today and not ot.written_past and not newer.timed.dated and \
+                    not any(c.negated for c in newer.claims):
+                continue  # a plan still ahead is not undone by a statement of how things are
             if any(slots.decide(o, n) for o in older.claims for n in newer.claims):
                 older.superseded_by = newer
     for f in ordered:  # chains: what replaced it is what is live now

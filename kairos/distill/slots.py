@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from kairos.distill.when import QUOTED
 from kairos.distill.words import (
     EN_VERB_FORMS,
     IRREGULAR_EN,
@@ -54,7 +55,9 @@ for _attr, _nouns in {
                      "festnetznummer|büronummer|dienstnummer",
     "email": "email|e-mail|email address|e-mail address|mail|work email|mail address|"
              "e-mail-adresse|emailadresse|mailadresse",
-    "name": "name|full name|preferred name|first name|nickname|rufname|spitzname|vorname",
+    "name": "name|first name|vorname",
+    "full name": "full name|legal name|surname|last name|family name|nachname|vollständiger name",
+    "called": "preferred name|nickname|nick name|rufname|spitzname|called",
     "manager": "manager|boss|line manager|supervisor|team lead|lead|chef|chefin|vorgesetzter|"
                "vorgesetzte|teamleiter|teamleiterin",
     "partner": "partner|partnerin|lebensgefährte|lebensgefährtin",
@@ -499,6 +502,8 @@ def claims_of(text: str, names: frozenset[str] = frozenset()) -> list[Claim]:
     """The claims of a line (see the module docstring).  ``names`` are the
     user's own names ("mia"): a line about them is about "@user"."""
     aliases = {n.lower() for n in names}
+    # A quoted title is one name: 'Leave No Trace' negates nothing.
+    text = QUOTED.sub(lambda m: " " + "_".join(words(m.group(0))) + " ", text)
     german = is_german(text)
     key = _KEY.match(text)
     if key and len(key.group(1).split()) <= 4 and not re.match(
@@ -513,7 +518,10 @@ def claims_of(text: str, names: frozenset[str] = frozenset()) -> list[Claim]:
         piece_low = piece.lower()
         lead = re.match(r"^(?:but|and|so|sondern|stattdessen|aber|und|instead)\b\s*", piece_low)
         body = piece[lead.end():] if lead else piece
-        clause = _parse_clause(body, german, main) if body else None
+        first_tok = words(body)[:1]
+        starts_with_verb = bool(first_tok) and previous is not None and not german and \
+            first_tok[0][0].islower() and _is_verb(first_tok[0], german, "name")
+        clause = _parse_clause(body, german, main) if body and not starts_with_verb else None
         if clause is None and previous is not None:
             # ellipsis: "…, sondern bei Audi", "stattdessen Tee", "and joined Zalando"
             toks = words(body)
@@ -614,6 +622,9 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     copula = raw in COPULA or verb in ("be", "sein", "becom", "become") or raw in ("heißt",)
     rest_text = " ".join(rest)
     frame = [stem(w) for w in value]
+    # "has a job interview at Zalando", "hat einen Termin": an event, not a state.
+    if any(w in EVENT_NOUNS or w.endswith(("termin", "appointment", "interview")) for w in rest):
+        return None, False, value, frame
     # 1. The head of a possessive subject names the attribute: "Mia's employer is Siemens".
     head_attr = ATTRIBUTE_NOUNS.get(head) or (ATTRIBUTE_NOUNS.get(head.split()[-1]) if head else None)
     if head.startswith(("favorite ", "favourite ", "lieblings")) or head.startswith("lieblings"):
@@ -650,7 +661,7 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
         if not re.search(r"\b(?:has|have|hat) (?:a|an|one|two|three|einen|eine|ein)\b", low):
             name = [w for w in value if w not in ("called", "named", "goes", "by", "wants", "be",
                                                  "prefers", "heißt", "heisst", "to")]
-            return "name", False, name, frame
+            return "called", False, name, frame
     # 3. Where one lives, works; where one comes from.
     if verb in ("live", "wohn") or raw in ("lives", "live", "wohnt", "wohne", "wohnen", "lived"):
         if re.search(r"^(?:\w+ )?(?:with|mit|together|zusammen)\b", rest_text.lower()):
@@ -795,6 +806,12 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     return None, False, value, frame
 
 
+# Words that say how often or when a quantity holds: "runs 5 km every morning" is not
+# "runs 10 km on Saturdays".
+_SCHEDULE = frozenset({"every", "each", "daily", "weekly", "monthly", "yearly", "morning", "mornings",
+                       "evening", "evenings", "night", "nights", "day", "week", "weekend", "weekends",
+                       "weekday", "weekdays", "jeden", "jede", "täglich", "morgens", "abends",
+                       "wöchentlich", "sonntags", "montags", "samstags", "wochenende"})
 _CHANGE_WORDS = frozenset({"grown", "grew", "gone", "went", "up", "down", "rose", "raised",
                            "increased", "dropped", "fell", "to", "from", "by", "wurde", "auf",
                            "erhöht", "gestiegen", "gesunken", "gesenkt", "beträgt", "mittlerweile",
@@ -839,8 +856,7 @@ def _qty_attribute(qty: tuple[str, list[str], set[str]], verb: str, raw: str, co
     the same way ("runs 5 km every morning" is not "runs 10 km on Saturdays")."""
     base = "" if (raw in ("has", "have", "hat", "haben") or _change_verb(verb, raw) or copula
                   or verb in ("grow", "go", "rise", "be", "hab", "sein")) else verb
-    others = [w for w in value if not re.match(r"\d", w) and w not in qty[2]
-              and not CHANGE.search(w) and w not in _CHANGE_WORDS and w not in EN_VERB_FORMS]
+    others = [w for w in value if w in _SCHEDULE or _WHEN_WORDS.fullmatch(w)]
     return ":".join(x for x in (qty[0], base, " ".join(others)) if x)
 
 
@@ -918,7 +934,7 @@ def decide(older: Claim, newer: Claim) -> bool:
     # A negation of what the older said: "no longer drinks coffee", "sold her Golf", "quit smoking".
     if newer.negated and not older.negated and not newer.dated_past:
         heads = frozenset(stem(w) for s in older.subjects if "'s " in s for w in s.split("'s ", 1)[1].split())
-        if _overlap(o_all, n_obj | {newer.verb}) or (owned and _overlap(heads, n_obj)):
+        if _overlap(o_all, n_obj) or (owned and _overlap(heads, n_obj)):
             return True
     # A reversal of a negation: "doesn't drink alcohol" -> "drinks wine again".
     if older.negated and not newer.negated and same and older.verb and (
@@ -949,9 +965,8 @@ def decide(older: Claim, newer: Claim) -> bool:
     return False
 
 
-_USE_VERBS = frozenset({"us", "use", "drink", "eat", "driv", "drive", "run", "play", "take", "smok",
-                        "smoke", "nutz", "trink", "fahr", "ess", "spiel", "rauch", "listen", "watch",
-                        "read", "wear"})
+# What one uses or consumes: "drinks oat lattes" -> "switched to flat whites".
+_USE_VERBS = frozenset({"us", "use", "drink", "eat", "nutz", "trink", "ess", "verwend"})
 
 
 def is_update(older: str, newer: str, names: frozenset[str] = frozenset()) -> str:

@@ -91,6 +91,10 @@ TARGET = re.compile(r"\b(?:moved|postponed|pushed|rescheduled|changed|delayed|br
                     re.I)
 
 
+# Quoted titles keep their words: 'Tomorrow, and Tomorrow, and Tomorrow' names no day.
+QUOTED = re.compile(r"(?<![\w])'[^']{2,80}'(?![\w])|\"[^\"]{2,80}\"|“[^”]{2,80}”|„[^“]{2,80}“|«[^»]{2,80}»")
+
+
 @dataclass(frozen=True)
 class Mention:
     """A time expression found in a line."""
@@ -699,8 +703,11 @@ def find(text: str, written_day: date) -> list[Mention]:
     written (no overlaps; leftmost, then longest, wins)."""
     found: list[Mention] = []
     lang = "de" if is_german(text) else "en"
+    quoted = [(m.start(), m.end()) for m in QUOTED.finditer(text)]
     for pattern, finder in R.rules:
         for m in pattern.finditer(text):
+            if any(a <= m.start() < b for a, b in quoted):
+                continue  # a title keeps its words
             if any(not (m.end() <= f.start or m.start() >= f.stop) for f in found):
                 continue
             a, b = _clause_of(text, m.start())

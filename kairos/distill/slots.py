@@ -300,6 +300,7 @@ class _Clause:
     tokens: list[str]
     text: str
     first: str = ""  # the first name of the subject, for "she", "her" in later clauses
+    lexical_rest: list[str] = field(default_factory=list)  # tokens after the lexical verb
     apposition: bool = False  # "Mia's partner Jonas …": the head names someone, not a slot
     perfect: str = ""  # German Perfekt: the participle ("aufgehört", "verkauft")
 
@@ -428,8 +429,11 @@ def _parse_clause(text: str, german: bool, main: str | None) -> _Clause | None:
     first_name = _norm_subject(names[0]) if names else (sorted(subjects)[0] if subjects else "")
     if owner and not names:
         first_name = owner
+    lexical_rest = rest
+    if lexical != verb_raw and lexical in [t.lower() for t in rest]:
+        lexical_rest = rest[[t.lower() for t in rest].index(lexical) + 1:]
     return _Clause(subjects, owner, " ".join(head), _verb_stem(lexical, german), verb_raw, rest, toks,
-                   text, first_name, bool(appositions), perfect)
+                   text, first_name, lexical_rest, bool(appositions), perfect)
 
 
 def _split(text: str, german: bool) -> list[str]:
@@ -678,7 +682,8 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     if re.search(r"\b(?:grew up|was born|born in|aufgewachsen|geboren)\b", low):
         return "origin", False, _places(c.rest) or value, frame
     if verb in ("work", "arbeit") or raw in ("works", "work", "worked", "arbeitet", "arbeite"):
-        prep = rest[0] if rest else ""
+        after = [w.lower() for w in c.lexical_rest]
+        prep = after[0] if after else ""
         if prep in ("as", "als"):
             return "occupation", False, value, frame
         if prep in ("in", "im") and c.rest[1:2] and c.rest[1][0].isupper() and len(value) == 1:

@@ -257,6 +257,12 @@ def _weekday_ahead(d: date, target: int, *, strict: bool = True) -> date:
     return d + timedelta(days=ahead)
 
 
+def _next_week_day(d: date, target: int) -> date:
+    """"next Thursday": that day of the next calendar week (Monday to Sunday),
+    so written on a Tuesday it is nine days ahead, not two ("this Thursday")."""
+    return _monday(d) + timedelta(days=7 + target)
+
+
 def _weekday_back(d: date, target: int) -> date:
     back = (d.weekday() - target) % 7 or 7
     return d - timedelta(days=back)
@@ -338,6 +344,8 @@ def _weekday(m: re.Match[str], d: date, past: bool) -> Mention | None:
         day = _weekday_back(d, target)
     elif which == "this":
         day = _weekday_ahead(d, target, strict=False)
+    elif which == "next":
+        day = _next_week_day(d, target)
     else:
         day = _weekday_ahead(d, target)
     prep = which == "on" or not re.search(r"\b(?:by|until|till|from|since|before|after)$", before)
@@ -432,6 +440,8 @@ def _wochentag(m: re.Match[str], d: date, past: bool) -> Mention:
         day = _weekday_back(d, target)
     elif which == "diesen":
         day = _weekday_ahead(d, target, strict=False)
+    elif which in ("nächsten", "kommenden"):
+        day = _next_week_day(d, target)
     else:
         day = _weekday_ahead(d, target)
     return _day(m, day, "de")

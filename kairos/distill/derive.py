@@ -137,7 +137,9 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
     for j, newer in enumerate(ordered):
         t = newer.timed
         # "is moving to Hamburg on 1 June": she lives where she lives until then.
-        newer.pending = bool(t.end and t.end >= today and not t.written_past and len(newer.claims) <= 1)
+        # "the deadline moved to 15 July" is true now: the date is its value.
+        newer.pending = bool(t.end and t.end >= today and not t.written_past and len(newer.claims) <= 1
+                             and not any(c.attribute == "when" for c in newer.claims))
         if newer.pending or newer.unit.opaque:
             continue
         for older in ordered[:j]:

@@ -157,6 +157,20 @@ class MemoryStream(Aggregate):
         prev: str
         hash: str
 
+    class DreamRefused(Event):
+        """A dream whose draft a guard refused (or whose distiller failed): the
+        rule and what the model call cost — never the draft's words."""
+
+        agent: str
+        user: str | None
+        reason: str
+        distiller: str
+        model: str | None
+        usage: dict[str, Any]  # tokens and cost the model call spent
+        event_id: str
+        prev: str
+        hash: str
+
     class VersionRolledBack(Event):
         """Sets a file back (or forward) to a version, writes after its cutoff replayed."""
 
@@ -242,6 +256,11 @@ class MemoryStream(Aggregate):
         self._record(self.DreamRejected, now, dream_id=dream_id, reviewer=reviewer,
                      reason=reason)
 
+    def refuse(self, reason: str, distiller: str, model: str | None, usage: dict[str, Any],
+               now: datetime) -> None:
+        self._record(self.DreamRefused, now, reason=reason, distiller=distiller, model=model,
+                     usage=dict(usage))
+
     def seal(self, size: int, position: int, root: str, public_key: str | None,
              now: datetime) -> None:
         self._record(self.CheckpointSealed, now, size=size, position=position, root=root,
@@ -264,6 +283,7 @@ EVENT_TYPES: dict[str, type] = {
         MemoryStream.DreamProposed,
         MemoryStream.DreamApproved,
         MemoryStream.DreamRejected,
+        MemoryStream.DreamRefused,
         MemoryStream.VersionRolledBack,
         MemoryStream.CheckpointSealed,
     )

@@ -23,9 +23,9 @@ from datetime import datetime
 from typing import Any
 
 from kairos import clock
-from kairos.distill.base import Context, Distiller, Line, Signal, Source
+from kairos.distill.base import Context, Distiller, DistillerFailed, Line, Signal, Source
 from kairos.distill.when import timezone_in
-from kairos.distill.guards import GuardFailed, allowed_file, check
+from kairos.distill.guards import GuardFailed, Verdict, allowed_file, check
 from kairos.distill.rules import RulesDistiller
 from kairos.domain import ACTORS, MemoryStream
 from kairos.errors import BadInput, NotFound
@@ -172,7 +172,14 @@ class Dreams:
                 return Outcome(agent, user, "skipped", reason=reason)
         distiller = distiller or self.distiller()
         context = self.context(agent, user, events, now)
-        draft = distiller.distil(context)
+        try:
+            draft = distiller.distil(context)
+        except DistillerFailed as e:
+            e.distiller = distiller.name
+            if not dry_run:
+                self._refused(agent, user, f"distiller failed: {e}"[:300], distiller.name,
+                              e.model or getattr(distiller, "model", None), e.usage)
+            raise
         files = {name: [(str(t), list(s)) for t, s in lines] for name, lines in draft.files.items()
                  if [(ln.text, list(ln.sources)) for ln in context.files.get(name, [])]
                  != [(t, list(s)) for t, s in lines]}
@@ -181,19 +188,30 @@ class Dreams:
         if not files:
             return Outcome(agent, user, "unchanged", reason="nothing to change",
                            tokens=tokens, cost=cost)
-        check(files, draft.dropped, context, self.settings.max_loss, self._owner_of)
+        try:
+            verdict = check(files, draft.dropped, context, self.settings.max_loss, self._owner_of,
+                            draft.report)
+        except GuardFailed as e:
+            e.usage, e.distiller, e.model = usage, distiller.name, draft.model
+            if not dry_run:
+                self._refused(agent, user, e.record(), distiller.name, draft.model, usage)
+            raise
+        hold = self._hold(verdict)
+        report = dict(draft.report)
+        if hold:
+            report["held"] = hold
         proposal: dict[str, Any] = {
             "files": {name: {"base": active_version(events, name),
                              "lines": [[t, s] for t, s in lines]}
                       for name, lines in sorted(files.items())},
-            "cutoff": context.cutoff, "dropped": draft.dropped, "report": draft.report,
+            "cutoff": context.cutoff, "dropped": draft.dropped, "report": report,
             "distiller": distiller.name, "model": draft.model, "usage": usage,
             "trigger": trigger,
         }
         if dry_run:
-            return Outcome(agent, user, "dry-run", files=sorted(files), tokens=tokens, cost=cost,
-                           proposal=proposal)
-        auto = self.settings.review_for(agent) == "auto"
+            return Outcome(agent, user, "dry-run", reason=hold, files=sorted(files), tokens=tokens,
+                           cost=cost, proposal=proposal)
+        auto = self.settings.review_for(agent) == "auto" and hold is None
 
         def command(stream: MemoryStream) -> str:
             fresh = self._events(agent, user)
@@ -210,7 +228,31 @@ class Dreams:
             self.before_record()
         _, dream_id = self.mem._commit(agent, user, command)
         return Outcome(agent, user, "approved" if auto else "proposed", dream_id=dream_id,
+                       reason=hold if self.settings.review_for(agent) == "auto" else None,
                        files=sorted(files), tokens=tokens, cost=cost)
+
+    def _hold(self, verdict: Verdict) -> str | None:
+        """Why a proposal that passed the guards should still wait for a human."""
+        if verdict.lost:
+            return f"it loses {len(verdict.lost)} of {verdict.facts} facts"
+        if verdict.unchecked:
+            return f"{len(verdict.unchecked)} dropped lines have no checkable reason"
+        share = self.settings.review_hold
+        if verdict.lines and verdict.dropped / verdict.lines > share:
+            return (f"it drops or supersedes {verdict.dropped} of {verdict.lines} lines, "
+                    f"more than {share:.0%}")
+        return None
+
+    def _refused(self, agent: str, user: str, reason: str, distiller: str, model: str | None,
+                 usage: dict[str, Any]) -> None:
+        """Record a refused draft: its rule and cost, never its words."""
+        spent = {k: usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens", "total_tokens",
+                                             "cost")}
+
+        def command(stream: MemoryStream) -> None:
+            stream.refuse(reason, distiller, model, spent, clock.now())
+
+        self.mem._commit(agent, user, command)
 
     def _owner_of(self, event_id: str) -> str | None:
         row = self.mem.engine.readmodel.event(event_id)

@@ -43,7 +43,8 @@ DEFAULT_CONFIG = """\
 # min_hours = 24                                 # gate: hours since the last dream
 # min_sessions = 5                               # gate: sessions ended since
 # ttl_days = 30                                  # a time-bound fact over this long moves to topics/archive.md
-# max_loss = 0.25                                # lines droppable without a reason
+# max_loss = 0.25                                # share of facts a draft may lose: more is refused
+# review_hold = 0.10                             # auto review: dropping more than this waits for a human
 # distiller = "rules"                            # or "llm" (pip install kairos-memory[llm])
 # model = "openai/qwen2.5-7b-instruct"           # any model litellm supports
 # api_base = "http://127.0.0.1:8000/v1"
@@ -66,7 +67,12 @@ class DreamSettings:
     # A time-bound fact (a dated plan, trip, appointment; "currently …") whose time
     # has been over this long moves to topics/archive.md; durable facts never age out.
     ttl_days: int = 30
-    max_loss: float = 0.25  # share of lines a proposal may drop without a reason
+    # Share of the facts the current files cite that a draft may lose (no line still says
+    # them, no checkable reason drops them); a draft that loses more is refused.
+    max_loss: float = 0.25
+    # Under review = "auto", a proposal that drops or supersedes more than this share of the
+    # current lines, or loses any fact, waits for a human instead (status "proposed").
+    review_hold: float = 0.10
     distiller: str = "rules"
     model: str | None = None
     api_base: str | None = None
@@ -140,8 +146,9 @@ def _dream_settings(path: str, data: dict[str, Any]) -> DreamSettings:
     settings = DreamSettings(**values)
     if settings.review not in ("auto", "required"):
         raise BadInput(f"{path}: [dream] review must be auto or required")
-    if not 0 <= settings.max_loss <= 1:
-        raise BadInput(f"{path}: [dream] max_loss must be between 0 and 1")
+    for key in ("max_loss", "review_hold"):
+        if not 0 <= getattr(settings, key) <= 1:
+            raise BadInput(f"{path}: [dream] {key} must be between 0 and 1")
     return settings
 
 

@@ -326,7 +326,7 @@ def text_of(e: Any) -> str | None:
         return e.reason  # type: ignore[no-any-return]
     if kind == "SessionEnded":
         return e.notes  # type: ignore[no-any-return]
-    if kind in ("DreamRejected", "VersionRolledBack"):
+    if kind in ("DreamRejected", "VersionRolledBack", "DreamRefused"):
         return e.reason  # type: ignore[no-any-return]
     if kind == "DreamProposed":
         return ", ".join(sorted(e.files)) + f" from events up to version {e.cutoff}"

@@ -81,4 +81,14 @@ class Distiller(Protocol):
 
 
 class DistillerFailed(Exception):
-    """The distiller could not produce a usable draft (bad output, timeout…)."""
+    """The distiller could not produce a usable draft (bad output, timeout…).
+
+    ``usage`` holds what the model call cost when it answered (a malformed
+    answer still costs its tokens), else zeros.
+    """
+
+    def __init__(self, message: str, *, usage: dict[str, Any] | None = None, model: str | None = None):
+        super().__init__(message)
+        self.usage: dict[str, Any] = dict(usage or {})
+        self.model = model
+        self.distiller: str | None = None

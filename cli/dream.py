@@ -75,8 +75,10 @@ def print_summary(s: Summary) -> None:
         click.echo("a dream run is in progress for this home: nothing to do")
         return
     for e in s.proposed:
+        held = f"; held for review: {e['reason']}" if e.get("reason") else ""
         click.echo(f"proposed {e['dream_id']} {e['agent']}/{e['user']} "
-                   f"({', '.join(e['files'])}): review with `kairos dream show {e['dream_id']}`")
+                   f"({', '.join(e['files'])}): review with `kairos dream show {e['dream_id']}`"
+                   + held)
     for e in s.approved:
         click.echo(f"approved {e['dream_id']} {e['agent']}/{e['user']} ({', '.join(e['files'])})"
                    " by policy")
@@ -91,7 +93,8 @@ def print_summary(s: Summary) -> None:
     for e in s.skipped:
         click.echo(f"skipped {e['agent']}/{e['user']}: {e['reason']}")
     for e in s.failed:
-        click.echo(f"FAILED {e['agent']}/{e['user']}: {e['error']}", err=True)
+        spent = f" ({e['tokens']} tokens, ${e['cost']:.4f} spent)" if e.get("tokens") else ""
+        click.echo(f"FAILED {e['agent']}/{e['user']}: {e['error']}{spent}", err=True)
     click.echo(f"{s.examined} examined, {len(s.proposed)} proposed, {len(s.approved)} approved, "
                f"{len(s.skipped)} skipped, {len(s.failed)} failed; {s.tokens} tokens, "
                f"${s.cost:.4f}, {s.duration:.1f} s")
@@ -177,17 +180,21 @@ def dream_show(ctx: click.Context, dream_id: str | None, agent: str | None, user
     since = gather.get("since_cutoff", {})
     click.echo(f"  gather: since the cutoff {since.get('writes', 0)} writes, "
                f"{since.get('retractions', 0)} retractions, {since.get('sessions', 0)} sessions; "
-               f"{len(gather.get('duplicates', []))} "
-               f"duplicate groups, {len(gather.get('contradictions', []))} contradictions, "
+               f"{len(gather.get('duplicates', []))} duplicate groups, "
+               f"{len(gather.get('contradictions', []))} updates, "
                f"{len(gather.get('relative_time', []))} relative times, "
-               f"{len(gather.get('stale', []))} stale")
+               f"{len(gather.get('instructions', []))} instructions")
     c = report.get("consolidate", {})
+    rewritten = c.get("rewritten", 0)
     click.echo(f"  consolidate: {c.get('merged', 0)} merged, {c.get('superseded', 0)} superseded, "
-               f"{len(c.get('rewritten', []))} rewritten, {c.get('stale', 0)} stale dropped")
+               f"{rewritten if isinstance(rewritten, int) else len(rewritten)} rewritten, "
+               f"{c.get('archived', c.get('stale', 0))} archived")
     p = report.get("prune", {})
     moved = p.get("moved", 0)
     click.echo(f"  prune: sizes {p.get('sizes')}; "
                f"{moved if isinstance(moved, int) else len(moved)} moved to topics")
+    if report.get("held"):
+        click.echo(f"  held for review: {report['held']}")
 
 
 @dream.command("approve")
@@ -294,7 +301,9 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     """Show each pair's memory health and the home's totals.
 
     Per pair: MEMORY.md and USER.md sizes against their limits, sessions and
-    hours since the last dream, duplicates, stale facts, pending proposals.
+    hours since the last dream, duplicates, time-bound facts whose time is
+    over, pending proposals, refused drafts, and what dreams spent (tokens and
+    cost, refused drafts included).
 
     \b
     Example:
@@ -305,15 +314,18 @@ def stats(ctx: click.Context, as_json: bool) -> None:
         emit(data)
         return
     click.echo(f"{'pair':<22} {'MEMORY.md':>11} {'USER.md':>11} {'sessions':>8} {'hours':>7} "
-               f"{'dups':>4} {'stale':>5} {'pending':>7}")
+               f"{'dups':>4} {'past':>4} {'pending':>7} {'refused':>7} {'tokens':>7}")
     for r in data["pairs"]:
         hours = "-" if r["hours_since_dream"] is None else f"{r['hours_since_dream']:.0f}"
         click.echo(f"{r['agent'] + '/' + r['user']:<22} {r['memory'][0]:>5}/{r['memory'][1]:<5} "
                    f"{r['user_md'][0]:>5}/{r['user_md'][1]:<5} {r['sessions_since_dream']:>8} "
-                   f"{hours:>7} {r['duplicates']:>4} {r['stale']:>5} {r['pending']:>7}")
+                   f"{hours:>7} {r['duplicates']:>4} {r['past']:>4} {r['pending']:>7} "
+                   f"{r['refused']:>7} {r['tokens']:>7}")
     t = data["totals"]
     click.echo(f"{t['pairs']} pairs, {t['pending']} pending proposals, {t['over_limit']} over "
-               f"the MEMORY.md limit, {t['duplicates']} duplicates, {t['stale']} stale facts")
+               f"the MEMORY.md limit, {t['duplicates']} duplicates, {t['past']} past time-bound "
+               f"facts; dreams spent {t['tokens']} tokens, ${t['cost']:.4f} "
+               f"({t['refused']} refused drafts included)")
 
 
 def register(cli: click.Group) -> None:

@@ -461,10 +461,8 @@ class Dreams:
                        default=None)
             sessions = sum(1 for e in events if type(e).__name__ == "SessionEnded"
                            and (last is None or e.timestamp > last))
-            memory = context.files.get("MEMORY.md", [])
-            duplicates = len(memory) - len(RulesDistiller._merge(memory, [], {"merged": 0}))
-            stale = sum(1 for ln in memory if context.ttl_days
-                        and (now - ln.written_at).days > context.ttl_days)
+            plan = RulesDistiller().distil(context).report
+            spent = [e.usage for e in events if type(e).__name__ in ("DreamProposed", "DreamRefused")]
             sizes = {name: self.mem.read(agent, name, user=user).size
                      for name in ("MEMORY.md", "USER.md")}
             rows.append({"agent": agent, "user": user,
@@ -473,12 +471,19 @@ class Dreams:
                          "sessions_since_dream": sessions,
                          "hours_since_dream": None if last is None else
                          round((now - last).total_seconds() / 3600, 1),
-                         "duplicates": duplicates, "stale": stale,
+                         "duplicates": plan["consolidate"]["merged"],
+                         "past": plan["consolidate"]["past"],
+                         "refused": sum(1 for e in events if type(e).__name__ == "DreamRefused"),
+                         "tokens": sum(int(u.get("total_tokens") or 0) for u in spent),
+                         "cost": round(sum(float(u.get("cost") or 0.0) for u in spent), 6),
                          "pending": counts.get((agent, user), 0)})
         totals = {"pairs": len(rows), "pending": sum(r["pending"] for r in rows),
                   "over_limit": sum(1 for r in rows if r["memory"][0] > r["memory"][1]),
                   "duplicates": sum(r["duplicates"] for r in rows),
-                  "stale": sum(r["stale"] for r in rows),
+                  "past": sum(r["past"] for r in rows),
+                  "refused": sum(r["refused"] for r in rows),
+                  "tokens": sum(r["tokens"] for r in rows),
+                  "cost": round(sum(r["cost"] for r in rows), 6),
                   "pairs_with_pending": len(counts)}
         return {"pairs": rows, "totals": totals}
 

@@ -257,6 +257,8 @@ def derive(units: list[Unit], current: dict[str, list[tuple[str, tuple[str, ...]
         },
         "consolidate": {"merged": sum(len(g) - 1 for g in groups), "superseded": len(superseded),
                         "rewritten": len(rewritten), "archived": len(archived),
+                        "past": sum(1 for ln in lines if ln.head.kind.cls == facts.TIME_BOUND
+                                    and ln.head.timed.over),
                         "dropped_instructions": len(instructions)},
         "prune": {"sizes": {name: [max(sum(len(t) + 1 for t, _ in lines_) - 1, 0),
                                    settings.limits.get(name, settings.topic_limit)]

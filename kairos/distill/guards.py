@@ -139,8 +139,10 @@ def _form(files: dict[str, list[tuple[str, list[str]]]], context: Context,
     ours = context.event_times
     for name, lines in files.items():
         if not allowed_file(name):
-            raise GuardFailed(f"a dream may only write MEMORY.md, USER.md and topics/*.md, not {name}",
-                              rule="form: file", record="form: a file a dream may not write")
+            first = f" (its first line {_short(lines[0][0])})" if lines else ""
+            raise GuardFailed(f"a dream may only write MEMORY.md, USER.md and topics/*.md, not "
+                              f"{name}{first}", rule="form: file",
+                              record="form: a file a dream may not write")
         for i, (text, sources) in enumerate(lines, 1):
             if not text.strip() or "\n" in text or "\x00" in text:
                 raise GuardFailed(f"{name}: a line must be one non-empty line of text",

@@ -212,6 +212,10 @@ COPULA = frozenset({"be", "is", "are", "am", "was", "were", "ist", "sind", "bin"
 AUX_EN = frozenset({"is", "are", "am", "was", "were", "has", "have", "had", "does", "do", "did",
                     "will", "can", "would", "'s", "'re", "isn't", "doesn't", "don't", "didn't",
                     "wasn't", "hasn't", "won't"})
+# Verbs that end what they govern: "quit smoking", "left Siemens", "sold her Golf".
+_ENDING = re.compile(r"\b(?:gave up|give up|gives up|stopped|quit|finished|broke up|left|sold|"
+                     r"aufgehört|aufgegeben|verkauft|gekündigt)\b(?:\s+(?:with|mit|her|his|their|my|the|"
+                     r"den|die|das|dem|seinen|ihren|seine|ihre))*", re.I)
 _KEY = re.compile(r"^\s*([A-Za-zÄÖÜäöüß][\w /’.-]{0,38}?)\s*:(?!\d)\s*(\S.*)$")
 _NUMBER = re.compile(r"^\d+(?:[.,:]\d+)*$")
 _PLACEISH = re.compile(r"^[A-ZÄÖÜ]")
@@ -236,6 +240,7 @@ class Claim:
     many: bool = False
     frame: tuple[str, ...] = ()
     classes: frozenset[str] = frozenset()
+    negates: frozenset[str] = frozenset()  # the stems a negation applies to
     text: str = field(default="", compare=False)
 
 
@@ -590,8 +595,8 @@ def _claim(c: _Clause, piece: str, line: str, german: bool) -> Claim:
     # "called Bruno, not Bruhno": a correction, not a negation
     if re.search(r",\s*(?:not|nicht)\s+\w+\s*$", piece, re.I) and not NEG_PHRASES.search(low):
         negated = raw.endswith("n't")
-    if re.search(r"\b(?:gave up|give up|stopped|quit|finished|broke up|left|sold|aufgehört|"
-                 r"aufgegeben|verkauft|gekündigt)\b", low):
+    ended = _ENDING.search(low)
+    if ended:
         negated = True
     change = bool(CHANGE.search(low))
     again = bool(AGAIN.search(low))
@@ -599,6 +604,14 @@ def _claim(c: _Clause, piece: str, line: str, german: bool) -> Claim:
     value = _value_tokens(c.rest)
     verb_stems = {stem(w) for w in [raw, *rest_low] if (w in EN_VERB_FORMS and not german)} | {verb}
     content = frozenset({stem(w) for w in value} | verb_stems) - {"be", "have", "sein", "hab", "do"}
+    # What a negation negates: after "quit", "left", "sold", "finished" … only its direct
+    # object ("finished reading book 12 of the Oslo series" says nothing about Oslo).
+    if ended and not german:
+        after = [w for w in words(piece[ended.end():]) if w.lower() not in STOP
+                 and w.lower() not in _MARKERS][:3]
+        negates = frozenset(stem(spelling(w.lower())) for w in after)
+    else:
+        negates = content
     classes = _classes(" ".join([raw, *rest_low]), [raw, *rest_low])
     past = bool(_PAST_EN.match(raw)) if not german else bool(
         re.search(r"\b(?:war|waren|hatte|hatten)\b", low) or (
@@ -614,7 +627,7 @@ def _claim(c: _Clause, piece: str, line: str, german: bool) -> Claim:
         subjects = frozenset({owner}) if owner else subjects
     event = past and attribute is None
     return Claim(subjects, owner, attribute, tuple(value_out), verb, content, negated, change, again,
-                 added, dated_past, event, many, tuple(frame), frozenset(classes), piece)
+                 added, dated_past, event, many, tuple(frame), frozenset(classes), negates, piece)
 
 
 def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes: set[str],
@@ -734,8 +747,11 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
             return "kind", False, value, frame  # "Mia's dog is a beagle"
         if len(plain) == 1 and re.fullmatch(r"\d+", plain[0]) and not c.owner_is_thing():
             return "qty:age", False, plain, frame  # "Lea is now 7"
-        if re.match(r"^(?:at|um|on|am)\b", rest_text) or _moved_to(low) or _DATEISH.search(rest_text):
-            when_words = [w for w in rest if re.match(r"\d", w) or w[:3] in _MONTH3]
+        thing = c.owner_is_thing() or (bool(c.head) and not c.owner and not c.first)
+        if thing and (re.match(r"^(?:at|um|on|am)\b", rest_text) or _moved_to(low)
+                      or _DATEISH.search(rest_text) or _WHEN_WORDS.search(rest_text)):
+            when_words = [w for w in rest if re.match(r"\d", w) or w[:3] in _MONTH3
+                          or _WHEN_WORDS.fullmatch(w) or w in _RELATIVE_DAYS]
             if when_words:
                 return "when", False, when_words, frame
         if len(words_after) <= 2 and words_after and not any(w[0].isupper() for w in c.rest[:2]):
@@ -824,6 +840,11 @@ _CHANGE_WORDS = frozenset({"grown", "grew", "gone", "went", "up", "down", "rose"
 _WHEN_WORDS = re.compile(r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|"
                          r"sundays?|montags?|dienstags?|mittwochs?|donnerstags?|freitags?|samstags?|"
                          r"sonntags?|weekends?|weekdays?|\d{1,2}:\d\d|\d{1,2} ?(?:am|pm|uhr))\b", re.I)
+_RELATIVE_DAYS = frozenset({"today", "tomorrow", "tonight", "yesterday", "next", "heute", "morgen",
+                            "übermorgen", "gestern", "nächste", "nächsten", "week", "woche", "month",
+                            "monat", "monday", "tuesday", "wednesday", "thursday", "friday",
+                            "saturday", "sunday", "montag", "dienstag", "mittwoch", "donnerstag",
+                            "freitag", "samstag", "sonntag"})
 _DATEISH = re.compile(r"\b\d{1,2}:\d\d\b|\b\d{1,2}\.? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
                       r"nov|dec|mär|mai|okt|dez)|\b\d{4}-\d\d-\d\d\b", re.I)
 _MONTH3 = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
@@ -925,6 +946,7 @@ def decide(older: Claim, newer: Claim) -> bool:
         return False
     o_all = older.content | frozenset(older.value) | frozenset(stem(w) for w in older.value)
     n_obj = newer.content - {newer.verb}
+    n_neg = (newer.negates or newer.content) - {newer.verb}
     if same and older.attribute and older.attribute == newer.attribute:
         if older.many:
             if older.attribute in ("preference",) or older.attribute.startswith("key:"):
@@ -939,7 +961,7 @@ def decide(older: Claim, newer: Claim) -> bool:
     # A negation of what the older said: "no longer drinks coffee", "sold her Golf", "quit smoking".
     if newer.negated and not older.negated and not newer.dated_past:
         heads = frozenset(stem(w) for s in older.subjects if "'s " in s for w in s.split("'s ", 1)[1].split())
-        if _overlap(o_all, n_obj) or (owned and _overlap(heads, n_obj)):
+        if _overlap(o_all, n_neg) or (owned and _overlap(heads, n_neg)):
             return True
     # A reversal of a negation: "doesn't drink alcohol" -> "drinks wine again".
     if older.negated and not newer.negated and same and older.verb and (

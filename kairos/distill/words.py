@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-WORD = re.compile(r"[^\W_](?:[\w'’+.-]*[^\W_])?'?")
+WORD = re.compile(r"[^\W_](?:[\w'’+.-]*[^\W_])?(?::\d\d)?'?")
 NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 
 # -- function words -------------------------------------------------------------------------

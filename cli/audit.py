@@ -6,6 +6,7 @@ import click
 
 from kairos import audit as lib
 from kairos.cli.common import emit, json_option, memory, run
+from kairos.errors import NotFound
 
 
 @click.group(invoke_without_command=True)
@@ -85,10 +86,12 @@ def audit_context(ctx: click.Context, agent: str, user: str, as_of: str, as_json
 @run
 def trace(ctx: click.Context, agent: str, user: str | None, file: str, line: int | None,
           grep: str | None, version: int | None, as_of: str | None, as_json: bool) -> None:
-    """Show where each line of a file came from.
+    """Show where each line of a file came from, and where lines that left went.
 
-    The dreams it went through and the raw events under it, with their log
-    file and line.
+    The dreams a line went through and the raw events under it, with their
+    log file and line.  Lines a published dream dropped, superseded or moved
+    are listed after the current ones: the version they left in, why, and
+    what replaced them.  Exits 1 when no line matches.
 
     \b
     Example:
@@ -96,11 +99,24 @@ def trace(ctx: click.Context, agent: str, user: str | None, file: str, line: int
     """
     rows = lib.trace(memory(ctx), agent, user, file, line=line, grep=grep, version=version,
                      as_of=as_of)
+    if not rows and (line is not None or grep is not None):
+        raise NotFound(f"no line of {file} matches, now or in a published version")
     if as_json:
         emit(rows)
         return
     for r in rows:
-        click.echo(f"{r['line']:>3}: {r['text']}")
+        if r["status"] == "left":
+            left = r["left"]
+            click.echo(f"  -: {r['text']}")
+            click.echo(f"     left in version {left['version']} (dream {left['dream_id']}, "
+                       f"{left['distiller']}, approved by {left['reviewer']} at "
+                       f"{left['approved_at']}): {left['reason']}")
+            if left["replaced_by"]:
+                click.echo(f"     replaced by: {left['replaced_by']}")
+            if left["moved_to"]:
+                click.echo(f"     moved to: {left['moved_to']}")
+        else:
+            click.echo(f"{r['line']:>3}: {r['text']}")
         for d in r["via"]:
             mark = "made by" if r["dream"] and d["dream_id"] == r["dream"]["dream_id"] else "via"
             click.echo(f"     {mark} dream {d['dream_id']} (version {d['version']}, "

@@ -127,8 +127,35 @@ def trace(memory: Any, agent: str, user: str | None, file: str, *, line: int | N
                    if spec.name in a.contents and any(
                        len(s) > 2 and set(s[2]) & set(sources) for s in a.contents[spec.name])]
             dream = next((v for v in via if v["dream_id"] == dream_id), None)
-            out.append({"line": number, "text": text, "dream": dream, "via": via,
-                        "sources": [_source(memory, by_id.get(s), s) for s in sources]})
+            out.append({"line": number, "text": text, "status": "current", "dream": dream,
+                        "via": via, "sources": [_source(memory, by_id.get(s), s) for s in sources]})
+    if line is None and version is None and as_of is None:
+        out.extend(_left(memory, spec.name, grep, approvals, proposals, by_id))
+    return out
+
+
+def _left(memory: Any, name: str, grep: str | None, approvals: list[Any],
+          proposals: dict[str, Any], by_id: dict[str, Any]) -> list[dict[str, Any]]:
+    """Lines a published dream dropped from the file: in which version they left,
+    why, and what replaced them (or where they moved)."""
+    out: list[dict[str, Any]] = []
+    for approval in approvals:
+        proposal = proposals[approval.dream_id]
+        for entry in proposal.dropped:
+            text = str(entry.get("text") or "")
+            if entry.get("file") != name or (grep is not None and grep.lower() not in text.lower()):
+                continue
+            reason = str(entry.get("reason") or "")
+            by = entry.get("by") or (reason.split(":", 1)[1].strip()
+                                     if reason.startswith(("superseded by:", "merged into:",
+                                                           "duplicate of:")) else None)
+            out.append({"line": None, "text": text, "status": "left",
+                        "left": {**_dream_summary(approval, proposal, name),
+                                 "reason": reason, "kind": entry.get("kind") or reason.split(":")[0],
+                                 "replaced_by": by if not entry.get("to") else None,
+                                 "moved_to": entry.get("to")},
+                        "dream": None, "via": [],
+                        "sources": [_source(memory, by_id.get(s), s) for s in entry.get("sources", [])]})
     return out
 
 

@@ -30,11 +30,15 @@ def prompt_text() -> str:
 
 def request_body(context: Context) -> dict[str, Any]:
     """What the model sees, besides the prompt."""
+    cited = sorted({s for lines in context.files.values() for ln in lines for s in ln.sources})
     return {
         "agent": context.agent, "user": context.user, "now": format_time(context.now),
+        "timezone": context.timezone or "UTC",
         "limits": context.limits, "ttl_days": context.ttl_days,
         "files": {name: [{"text": ln.text, "sources": list(ln.sources)} for ln in lines]
                   for name, lines in sorted(context.files.items())},
+        "sources": {s: {"time": format_time(context.sources[s].time), "text": context.sources[s].text}
+                    for s in cited if s in context.sources},
         "events": [{"id": s.event_id, "type": s.type, "time": format_time(s.time),
                     "file": s.file, "text": s.text, **({"retracts": list(s.retracts)}
                                                        if s.retracts else {})}

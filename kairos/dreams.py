@@ -24,9 +24,9 @@ from typing import Any
 
 from kairos import clock
 from kairos.distill.base import Context, Distiller, DistillerFailed, Line, Signal, Source
-from kairos.distill.when import timezone_in
 from kairos.distill.guards import GuardFailed, Verdict, allowed_file, check
 from kairos.distill.rules import RulesDistiller
+from kairos.distill.when import timezone_in
 from kairos.domain import ACTORS, MemoryStream
 from kairos.errors import BadInput, NotFound
 from kairos.files import check_scope, file_spec
@@ -196,7 +196,8 @@ class Dreams:
             if not dry_run:
                 self._refused(agent, user, e.record(), distiller.name, draft.model, usage)
             raise
-        hold = self._hold(verdict)
+        auto_policy = self.settings.review_for(agent) == "auto"
+        hold = self._hold(verdict) if auto_policy else None
         report = dict(draft.report)
         if hold:
             report["held"] = hold
@@ -211,7 +212,7 @@ class Dreams:
         if dry_run:
             return Outcome(agent, user, "dry-run", reason=hold, files=sorted(files), tokens=tokens,
                            cost=cost, proposal=proposal)
-        auto = self.settings.review_for(agent) == "auto" and hold is None
+        auto = auto_policy and hold is None
 
         def command(stream: MemoryStream) -> str:
             fresh = self._events(agent, user)
@@ -228,8 +229,7 @@ class Dreams:
             self.before_record()
         _, dream_id = self.mem._commit(agent, user, command)
         return Outcome(agent, user, "approved" if auto else "proposed", dream_id=dream_id,
-                       reason=hold if self.settings.review_for(agent) == "auto" else None,
-                       files=sorted(files), tokens=tokens, cost=cost)
+                       reason=hold, files=sorted(files), tokens=tokens, cost=cost)
 
     def _hold(self, verdict: Verdict) -> str | None:
         """Why a proposal that passed the guards should still wait for a human."""

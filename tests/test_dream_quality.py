@@ -62,7 +62,8 @@ def test_no_durable_fact_is_lost_and_nothing_leaks_or_is_injected(results: dict[
     assert total["precision"] >= 0.97 and total["recall"] >= 0.97, failing
 
 
-@pytest.mark.parametrize(("name", "case"), [(SCENARIOS.name, "six-months-mia"), (MORE.name, "six-months-tom")])
+@pytest.mark.parametrize(("name", "case"), [(SCENARIOS.name, "six-months-mia"),
+                                            (MORE.name, "six-months-tom")])
 def test_six_months_of_weekly_dreams_lose_no_durable_fact(results: dict[str, Any], name: str,
                                                           case: str) -> None:
     [r] = [r for r in results[name] if r.id == case]

@@ -307,7 +307,8 @@ def _split_topics(files: dict[str, list[Line]], limit: int) -> dict[str, list[Li
         if name in MAIN or _size(lines) <= limit:
             out[name] = lines
             continue
-        base, n, chunk = name[:-3], 1, []
+        base, n = name[:-3], 1
+        chunk: list[Line] = []
         for ln in lines:
             if chunk and _size([*chunk, ln]) > limit:
                 out[name if n == 1 else f"{base}-{n}.md"] = chunk
@@ -348,9 +349,10 @@ def _dropped(current: dict[str, list[tuple[str, tuple[str, ...]]]],
         for s in f.unit.sources:
             fates[s] = {"kind": "instruction", "reason": "instruction: " + str(f.instruction)}
     dropped = []
-    for name, file_lines in current.items():
+    for name, now_lines in current.items():
         kept = {(t, tuple(s)) for t, s in out.get(name, [])}
-        for text, sources in file_lines:
+        for text, cited in now_lines:
+            sources = list(cited)
             if (text, tuple(sources)) in kept or POINTER.match(text):
                 continue
             homes = [w for s in sources for w in where.get(s, [])]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 
 from kairos.distill import when
 from kairos.distill.slots import claims_of, durable_attribute
@@ -48,7 +49,7 @@ def _dates_canonical(text: str) -> str:
     """Every absolute date in a line as one token (ISO day or YYYY-MM), its
     weekday dropped: "on Friday 8 May 2026" = "on 2026-05-08" = "8. Mai 2026"."""
     out, pos = [], 0
-    for m in when.find(text, when.date(2000, 1, 1)):
+    for m in when.find(text, date(2000, 1, 1)):
         if m.relative:
             continue
         token = m.first.isoformat() if m.grain == "day" else f"{m.first.year}-{m.first.month:02d}"

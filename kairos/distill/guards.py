@@ -231,7 +231,7 @@ def _loss(files: dict[str, list[tuple[str, list[str]]]], dropped: list[dict[str,
         name: [(ln.text, list(ln.sources)) for ln in lines] for name, lines in context.files.items()}
     proposed.update(files)
     carrying: dict[str, list[str]] = {}  # event id -> texts of the lines citing it
-    for name, lines in proposed.items():
+    for lines in proposed.values():
         for text, sources in lines:
             if POINTER.match(text):
                 continue
@@ -296,20 +296,20 @@ def _checkable(kind: str, entry: dict[str, Any], text: str, sources: list[str],
         return faithful.addresses_model(text) is not None
     if kind == "past":
         srcs = [context.sources[s] for s in sources if s in context.sources]
-        return bool(srcs) and all(
-            (t := when.resolve(src.text, src.time, context.now, tz)).over and t.time_bound for src in srcs)
+        timed = [when.resolve(src.text, src.time, context.now, tz) for src in srcs]
+        return bool(timed) and all(t.over and t.time_bound for t in timed)
     if kind == "superseded":
         newest = max((context.event_times[s] for s in sources if s in context.event_times), default=None)
-        for t, s in lines:
-            if t != target:
+        for line_text, cited in lines:
+            if line_text != target:
                 continue
-            times = [context.event_times[x] for x in s if x in context.event_times]
+            times = [context.event_times[x] for x in cited if x in context.event_times]
             if newest is None or not times or max(times) <= newest:
                 continue
             olds = [context.sources[x].text for x in sources if x in context.sources] or [text]
-            news = [context.sources[x].text for x in s if x in context.sources] or [t]
+            news = [context.sources[x].text for x in cited if x in context.sources] or [line_text]
             if any(slots.is_update(o, n, context.names) == "update" for o in [text, *olds]
-                   for n in [t, *news]):
+                   for n in [line_text, *news]):
                 return True
         return False
     return False

@@ -288,7 +288,7 @@ def _is_verb(tok: str, german: bool, context: str) -> bool:
         forms = IRREGULAR_EN.get(base)
         if context in ("name", "heads"):
             return True
-        return bool(forms) and w in (forms[0], forms[1]) and w != base
+        return forms is not None and w in (forms[0], forms[1]) and w != base
     if re.fullmatch(r"[a-z]+(?:s|ed)", w) and not w.endswith(("ss", "ous", "is", "us")):
         return context in ("name", "head", "heads")
     return False
@@ -663,7 +663,8 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
                 if phrase in ATTRIBUTE_NOUNS and ATTRIBUTE_NOUNS[phrase] in (
                         "phone number", "email", "address", "birthday", "anniversary", "name",
                         "handle", "employer", "manager", "partner", "office number", "blood type"):
-                    return ATTRIBUTE_NOUNS[phrase], False, [w for w in value if w not in phrase.split()], frame
+                    kept = [w for w in value if w not in phrase.split()]
+                    return ATTRIBUTE_NOUNS[phrase], False, kept, frame
     # "changed her Twitter handle to @x", "updated his email to …"
     m = re.search(r"\b(?:changed|updated|switched|set|änderte|hat)\s+(?:her|his|their|my|its|ihre|seine|"
                   r"meine)\s+((?:\w+\s+){0,2}\w+?)\s+(?:to|auf|zu|in)\s+(.+)$", low)
@@ -732,8 +733,6 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     if copula and rest:
         words_after = [w for w in rest if w not in ARTICLES and w not in NEG_WORDS and w not in
                        _MARKERS and w not in ("not", "no", "longer", "kein", "keine", "mehr")]
-        cls = {CLASSES[w] for w in words_after if w in CLASSES} | {
-            CLASSES[p] for p in CLASSES if " " in p and p in " ".join(words_after)}
         if any(w in OCCUPATIONS for w in words_after[:4]) and not c.owner_is_thing():
             return "occupation", False, value, frame
         if words_after and words_after[0] in ("allergic", "allergisch", "intolerant"):
@@ -787,17 +786,17 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     # 9. Things used, driven, owned, spoken, played, liked.
     if verb in ("us", "use", "nutz", "verwend") or raw in ("uses", "use", "nutzt", "verwendet", "benutzt"):
         purpose = re.search(r"\b(?:for|für|auf|on)\b\s+(.*)$", rest_text)
-        cls = sorted(classes - {"commute"})
-        if cls:
-            return f"uses:{cls[0]}", False, value, frame
+        kinds = sorted(classes - {"commute"})
+        if kinds:
+            return f"uses:{kinds[0]}", False, value, frame
         if purpose:
             return f"uses-for:{stem(purpose.group(1).split()[-1])}", False, value, frame
         return "uses", True, value, frame
     if raw in ("switched", "switch", "switches", "umgestiegen") or re.search(r"\bswitched\b|"
                                                                           r"\bumgestiegen\b", low):
-        cls = sorted(classes - {"commute"})
-        if cls:
-            return f"uses:{cls[0]}", False, value, frame
+        kinds = sorted(classes - {"commute"})
+        if kinds:
+            return f"uses:{kinds[0]}", False, value, frame
         return "switched", True, value, frame
     if verb in ("driv", "drive", "fahr") or raw in ("drives", "drive", "fährt"):
         if "car" in classes:

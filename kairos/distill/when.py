@@ -276,25 +276,25 @@ def _count(word: str) -> int:
 @R.add(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 def _iso(m: re.Match[str], d: date, past: bool) -> Mention | None:
     day = _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    return day and Mention(m.start(), m.end(), day, day, "day", False, "en", "")
+    return None if day is None else Mention(m.start(), m.end(), day, day, "day", False, "en", "")
 
 
 @R.add(rf"\b(?:(?:{_WD_EN}|{_WD_DE}),? )?(\d{{1,2}})(?:st|nd|rd|th|\.)? ?(?:of )?({_M_ANY}),? (\d{{4}})\b")
 def _dmy(m: re.Match[str], d: date, past: bool) -> Mention | None:
     day = _safe_date(int(m.group(3)), _MONTH_INDEX[m.group(2)] + 1, int(m.group(1)))
-    return day and Mention(m.start(), m.end(), day, day, "day", False, "en", "")
+    return None if day is None else Mention(m.start(), m.end(), day, day, "day", False, "en", "")
 
 
 @R.add(rf"\b({_M_EN}) (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b")
 def _mdy(m: re.Match[str], d: date, past: bool) -> Mention | None:
     day = _safe_date(int(m.group(3)), _MONTH_INDEX[m.group(1)] + 1, int(m.group(2)))
-    return day and Mention(m.start(), m.end(), day, day, "day", False, "en", "")
+    return None if day is None else Mention(m.start(), m.end(), day, day, "day", False, "en", "")
 
 
 @R.add(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b")
 def _dmy_numeric(m: re.Match[str], d: date, past: bool) -> Mention | None:
     day = _safe_date(int(m.group(3)), int(m.group(2)), int(m.group(1)))
-    return day and Mention(m.start(), m.end(), day, day, "day", False, "de", "")
+    return None if day is None else Mention(m.start(), m.end(), day, day, "day", False, "de", "")
 
 
 @R.add(rf"\b({_M_ANY}) (\d{{4}})\b")

@@ -27,17 +27,20 @@ from datetime import datetime, timedelta, tzinfo
 from kairos.distill import when
 from kairos.distill.words import NUMBER, STOP, spelling, stem, strip_accents, words
 
+# Narrow on purpose: a user's own wish ("IMPORTANT: Mia is allergic to nuts", "always
+# answer in German") is a fact to keep; what overrides the model's rules or sends data
+# away is not.
 INSTRUCTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass|skip)\b.{0,40}\b(?:instructions?|rules|previous|"
-    r"prior|above|everything|guidelines|safety|system)\b"
-    r"|\b(?:system prompt|developer mode|jailbreak|dan mode|god mode)\b"
-    r"|\byou are now\b|\bfrom now on\b.{0,50}\b(?:you|always|never|forward|send|reply|answer|obey)\b"
-    r"|\bobey\b.{0,30}\b(?:next|following|me|this)\b"
+    r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,40}\b(?:instructions?|rules|previous|"
+    r"prior|above|everything|guidelines|safety|system prompt)\b"
+    r"|\b(?:system prompt|developer mode|jailbreak|jailbroken|dan mode|god mode)\b"
+    r"|\byou are now (?:in|an? (?:unrestricted|unfiltered|jailbroken)|free|no longer bound)\b"
+    r"|\bobey\b.{0,30}\b(?:next|following)\b"
     r"|^\W*(?:important|system|assistant|ai|admin|developer|note to (?:the )?(?:assistant|ai|model|agent)"
-    r"|wichtig|system|hinweis an (?:den|die) (?:assistenten|ki))\s*:.{0,80}\b(?:ignore|disregard|forget|"
-    r"you|your|send|forward|reveal|print|obey|reply|delete|ignoriere|vergiss|schicke?|sende)\b"
-    r"|\bignorier\w*\b.{0,40}\b(?:anweisungen|regeln|instruktionen|vorgaben|alles)\b"
-    r"|\bvergiss\b.{0,30}\b(?:alles|anweisungen|regeln)\b",
+    r"|wichtig|hinweis an (?:den|die) (?:assistenten|ki))\s*:.{0,80}\b(?:ignore|disregard|forget|"
+    r"reveal|obey|delete|ignoriere|vergiss)\b"
+    r"|\bignorier\w*\b.{0,40}\b(?:anweisungen|regeln|instruktionen|vorgaben)\b"
+    r"|\bvergiss\b.{0,30}\b(?:alle (?:anweisungen|regeln)|alles bisherige)\b",
     re.I)
 _EXFIL_VERB = re.compile(r"\b(?:send|forward|email|e-mail|upload|post|exfiltrate|leak|reveal|print|share|"
                          r"copy|transfer|mail|schick\w*|send\w*|leite\w*|lade\w*)\b", re.I)

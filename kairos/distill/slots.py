@@ -178,8 +178,9 @@ NEG_VERBS = frozenset({"quit", "stop", "give", "left", "leave", "sell", "sold", 
 NEG_PHRASES = re.compile(
     r"\bno longer\b|\bnot\b.*\b(?:anymore|any more|any longer)\b|\bn't\b.*\b(?:anymore|any more|"
     r"any longer)\b|\bnicht mehr\b|\bkein\w*\b.*\bmehr\b|\bgave up\b|\bgive up\b|\bbroke up\b|"
-    r"\bstopped\b|\bquit\b|\bno more\b|\bsold\b|\baufgehört\b|\baufgegeben\b|\bverkauft\b|"
-    r"\bgekündigt\b|\bfinished\b|\bleft\b|\bex-", re.I)
+    r"\bstopped\b(?!\s+(?:by|at|in|over)\b)|\bquit\b|\bno more\b|\bsold\b|\baufgehört\b|"
+    r"\baufgegeben\b|\bverkauft\b|\bgekündigt\b|\bfinished\b|\bleft\b(?!\s+(?:by|at|in|for|to|from|on|early|late|home|work|"
+    r"school|town)\b)|\bex-", re.I)
 CHANGE = re.compile(
     r"\bnow\b|\bnew\b|\bnewly\b|\bswitched\b|\bswitch(?:es)? to\b|\bmoved\b|\bchanged\b|\bbecame\b|"
     r"\bactually\b|\bin fact\b|\bafter all\b|\bcorrect(?:ion|ed)?\b|\bjoined\b|\brelocated\b|"
@@ -214,8 +215,12 @@ AUX_EN = frozenset({"is", "are", "am", "was", "were", "has", "have", "had", "doe
                     "wasn't", "hasn't", "won't"})
 # Verbs that end what they govern: "quit smoking", "left Siemens", "sold her Golf".
 _ENDING = re.compile(r"\b(?:gave up|give up|gives up|stopped|quit|finished|broke up|left|sold|"
-                     r"aufgehört|aufgegeben|verkauft|gekündigt)\b(?:\s+(?:with|mit|her|his|their|my|the|"
-                     r"den|die|das|dem|seinen|ihren|seine|ihre))*", re.I)
+                     r"aufgehört|aufgegeben|verkauft|gekündigt)\b"
+                     # "stopped by her mother's", "left for Lisbon", "left work early": no ending
+                     r"(?!\s+(?:by|at|in|for|to|from|on|off|over|behind|around|early|late|home|work|"
+                     r"school|town|the house|the office)\b)"
+                     r"(?:\s+(?:with|mit|her|his|their|my|the|den|die|das|dem|seinen|ihren|seine|ihre))*",
+                     re.I)
 _KEY = re.compile(r"^\s*([A-Za-zÄÖÜäöüß][\w /’.-]{0,38}?)\s*:(?!\d)\s*(\S.*)$")
 _NUMBER = re.compile(r"^\d+(?:[.,:]\d+)*$")
 _PLACEISH = re.compile(r"^[A-ZÄÖÜ]")

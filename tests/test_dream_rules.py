@@ -251,3 +251,21 @@ def test_the_same_units_and_night_give_the_same_files() -> None:
     current = {name: [(t, tuple(s)) for t, s in ls] for name, ls in first.files.items()}
     again = derive(units, current, settings)
     assert again.files == first.files and again.dropped == []
+
+
+MORE_UPDATES = [
+    ("Mia works remotely for Spotify.", "Mia now works for Klarna.", "update"),
+    ("Mia has a cat called Luna.", "Mia's cat Luna died last week.", "update"),
+    ("Mia's dog is a beagle.", "Mia's dog passed away.", "update"),
+    ("Mia's father was a teacher.", "Mia's father died in 2019.", "coexist"),
+    ("Jonas' Katze heißt Mimi.", "Jonas' Katze ist gestorben.", "update"),
+    ("Mia lives alone.", "Mia lives with her boyfriend now.", "update"),
+    ("Mia's boss is Karl.", "Karl is no longer Mia's boss; her new boss is Eva.", "update"),
+    ("Mia's mother Helga lives in Leipzig.", "Mia stopped by her mother's house.", "coexist"),
+    ("Mia works at Zalando.", "Mia left work early today.", "coexist"),
+]
+
+
+@pytest.mark.parametrize(("older", "newer", "expect"), MORE_UPDATES)
+def test_deaths_households_pronouns_and_phrasal_verbs(older: str, newer: str, expect: str) -> None:
+    assert slots.is_update(older, newer, frozenset({"mia"})) == expect

@@ -221,6 +221,9 @@ _ENDING = re.compile(r"\b(?:gave up|give up|gives up|stopped|quit|finished|broke
                      r"school|town|the house|the office)\b)"
                      r"(?:\s+(?:with|mit|her|his|their|my|the|den|die|das|dem|seinen|ihren|seine|ihre))*",
                      re.I)
+# The subject itself is gone: "Mia's cat died", "Jonas' Katze ist gestorben".
+_GONE = re.compile(r"\b(?:died|passed away|was put down|was put to sleep|ran away|was rehomed|"
+                   r"was stolen|gestorben|verstorben|eingeschläfert|weggelaufen|gestohlen)\b", re.I)
 _KEY = re.compile(r"^\s*([A-Za-zÄÖÜäöüß][\w /’.-]{0,38}?)\s*:(?!\d)\s*(\S.*)$")
 _NUMBER = re.compile(r"^\d+(?:[.,:]\d+)*$")
 _PLACEISH = re.compile(r"^[A-ZÄÖÜ]")
@@ -246,6 +249,7 @@ class Claim:
     frame: tuple[str, ...] = ()
     classes: frozenset[str] = frozenset()
     negates: frozenset[str] = frozenset()  # the stems a negation applies to
+    past: bool = False  # told in the past tense
     text: str = field(default="", compare=False)
 
 
@@ -526,6 +530,8 @@ def claims_of(text: str, names: frozenset[str] = frozenset()) -> list[Claim]:
     out: list[Claim] = []
     main: str | None = None
     previous: _Clause | None = None
+    # "Karl is no longer Mia's boss; her new boss is Eva": "her" is the user the line names.
+    mentions_user = any(re.search(rf"\b{re.escape(a)}(?:'s|s'|')?\b", text, re.I) for a in aliases)
     pieces = _split(text, german)
     for piece in pieces:
         piece = piece.strip(" ,.")
@@ -556,7 +562,7 @@ def claims_of(text: str, names: frozenset[str] = frozenset()) -> list[Claim]:
             clause.owner = "@user"
         clause.subjects = subjects
         if main is None:
-            main = "@user" if clause.first in aliases else clause.first
+            main = "@user" if clause.first in aliases or mentions_user else clause.first
         out.append(_claim(clause, piece, text, german))
         previous = clause
     return out
@@ -603,6 +609,9 @@ def _claim(c: _Clause, piece: str, line: str, german: bool) -> Claim:
     ended = _ENDING.search(low)
     if ended:
         negated = True
+    gone = bool(_GONE.search(low))
+    if gone:
+        negated = True
     change = bool(CHANGE.search(low))
     again = bool(AGAIN.search(low))
     added = bool(ADDED.search(low))
@@ -611,7 +620,13 @@ def _claim(c: _Clause, piece: str, line: str, german: bool) -> Claim:
     content = frozenset({stem(w) for w in value} | verb_stems) - {"be", "have", "sein", "hab", "do"}
     # What a negation negates: after "quit", "left", "sold", "finished" … only its direct
     # object ("finished reading book 12 of the Oslo series" says nothing about Oslo).
-    if ended and not german:
+    if gone:
+        # "Mia's cat Luna died": the cat (and Luna) is what ended
+        negates = frozenset(stem(w) for s_ in c.subjects for w in s_.replace("'s", " ").split()
+                            if w not in STOP and not w.startswith("@")) | {
+            stem(w.lower()) for w in c.tokens[:c.tokens.index(c.verb_raw) if c.verb_raw in c.tokens
+                                             else 0] if w[0].isupper()}
+    elif ended and not german:
         after = [w for w in words(piece[ended.end():]) if w.lower() not in STOP
                  and w.lower() not in _MARKERS][:3]
         negates = frozenset(stem(spelling(w.lower())) for w in after)
@@ -632,7 +647,8 @@ def _claim(c: _Clause, piece: str, line: str, german: bool) -> Claim:
         subjects = frozenset({owner}) if owner else subjects
     event = past and attribute is None
     return Claim(subjects, owner, attribute, tuple(value_out), verb, content, negated, change, again,
-                 added, dated_past, event, many, tuple(frame), frozenset(classes), negates, piece)
+                 added, dated_past, event, many, tuple(frame), frozenset(classes), negates, past,
+                 piece)
 
 
 def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes: set[str],
@@ -687,8 +703,9 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
             return "called", False, name, frame
     # 3. Where one lives, works; where one comes from.
     if verb in ("live", "wohn") or raw in ("lives", "live", "wohnt", "wohne", "wohnen", "lived"):
-        if re.search(r"^(?:\w+ )?(?:with|mit|together|zusammen)\b", rest_text.lower()):
-            return "household", True, value, frame
+        if re.search(r"^(?:\w+ )?(?:with|mit|together|zusammen|alone|allein|alleine|by herself|"
+                     r"by himself|on (?:her|his) own)\b", rest_text.lower()):
+            return "household", False, value, frame
         return "home", False, _places(c.rest) or value, frame
     if re.search(r"\b(?:moved|moving|moves|relocated|relocating|relocates)\b.*\b(?:to|into)\b", low) or \
             re.search(r"\b(?:zieht|ziehe|zog)\b.*\bnach\b|\bnach\b.*\b(?:gezogen|umgezogen)\b|"
@@ -701,13 +718,13 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     if re.search(r"\b(?:grew up|was born|born in|aufgewachsen|geboren)\b", low):
         return "origin", False, _places(c.rest) or value, frame
     if verb in ("work", "arbeit") or raw in ("works", "work", "worked", "arbeitet", "arbeite"):
-        after = [w.lower() for w in c.lexical_rest]
+        after = [w.lower() for w in c.lexical_rest if w.lower() not in _WORK_ADVERBS]
         prep = after[0] if after else ""
         if prep in ("as", "als"):
             return "occupation", False, value, frame
         if prep in ("in", "im") and c.rest[1:2] and c.rest[1][0].isupper() and len(value) == 1:
             return "workplace", False, value, frame
-        if prep in ("from", "remote", "remotely", "von", "komplett", "fully", "part-time", "full-time"):
+        if prep in ("from", "von") or not after:
             return f"work:{' '.join(value)}", False, value, frame
         return "employer", False, _places(c.rest) or value, frame
     if raw in ("joined", "joins", "join") or re.search(r"\b(?:joined|fängt bei|angefangen bei|"
@@ -890,6 +907,12 @@ def _qty_attribute(qty: tuple[str, list[str], set[str]], verb: str, raw: str, co
     return ":".join(x for x in (qty[0], base, " ".join(others)) if x)
 
 
+# How one works, not for whom: "works remotely for Spotify" is still an employer.
+_WORK_ADVERBS = frozenset({"remotely", "remote", "fully", "part-time", "full-time", "mostly", "still",
+                           "now", "currently", "freelance", "komplett", "jetzt", "inzwischen",
+                           "mittlerweile", "seit", "kurzem", "teilzeit", "vollzeit", "hybrid"})
+
+
 def _places(rest: list[str]) -> list[str]:
     """Capitalised words of a predicate: where, or for whom."""
     return [w.lower() for w in rest if _PLACEISH.match(w) and w.lower() not in STOP]
@@ -946,6 +969,13 @@ def decide(older: Claim, newer: Claim) -> bool:
         return False  # two events in history: both stay true
     same = _same_subject(older, newer)
     owned = older.owner is not None and older.owner in newer.subjects
+    # "Mia's cat Luna died" ends "Mia has a cat called Luna" and "Mia's cat is a tabby".
+    if newer.negated and newer.owner is not None and newer.owner in older.subjects and \
+            _GONE.search(newer.text) and _overlap(newer.negates, older.content | frozenset(
+                stem(w) for w in older.value)):
+        return True
+    if same and newer.negated and _GONE.search(newer.text) and not older.negated and not older.past:
+        return True  # what was true of it stays history: "Mia's father was a teacher"
     if not same and not owned:
         return False
     o_all = older.content | frozenset(older.value) | frozenset(stem(w) for w in older.value)

@@ -755,6 +755,8 @@ def resolve(text: str, written: datetime, now: datetime, tz: tzinfo) -> Timed:
                 words = words.split(" ", 1)[1]
             if re.search(r"\b(?:in|im)$", before) and words.split(" ", 1)[0] in ("in", "im"):
                 words = words.split(" ", 1)[1]
+            if mention.start == 0:
+                words = words[0].upper() + words[1:]  # "Next weekend …" -> "On the weekend of …"
             out.append(words)
         else:
             out.append(text[mention.start:mention.stop])

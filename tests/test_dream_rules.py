@@ -269,3 +269,11 @@ MORE_UPDATES = [
 @pytest.mark.parametrize(("older", "newer", "expect"), MORE_UPDATES)
 def test_deaths_households_pronouns_and_phrasal_verbs(older: str, newer: str, expect: str) -> None:
     assert slots.is_update(older, newer, frozenset({"mia"})) == expect
+
+
+def test_an_attribute_is_the_whole_noun_never_its_last_word() -> None:
+    phone = "Mia's phone number is +49 151 1234567."
+    assert slots.is_update(phone, "Mia's passport number is C01X00T47.") == "coexist"
+    assert slots.is_update(phone, "Mia's phone is an iPhone 15.") == "coexist"
+    assert slots.is_update("Mia's address is Elm Street 4.", "Mia's work address is Oak Road 9.") \
+        == "coexist"

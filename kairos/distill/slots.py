@@ -49,8 +49,8 @@ for _attr, _nouns in {
     "employer": "employer|company|firm|workplace|arbeitgeber|firma|arbeitsstelle",
     "occupation": "job|job title|occupation|profession|role|position|title|beruf|stelle|jobtitel",
     "phone number": "phone number|phone no|mobile number|mobile|cell number|cell phone number|"
-                    "telephone number|number|phone|telephone|mobile phone number|handynummer|"
-                    "telefonnummer|handy-nummer|mobilnummer|telefon|handy|nummer|rufnummer",
+                    "telephone number|mobile phone number|handynummer|telefonnummer|handy-nummer|"
+                    "mobilnummer|rufnummer|private number",
     "office number": "office number|work number|office phone|work phone|desk phone|festnetz|"
                      "festnetznummer|büronummer|dienstnummer",
     "email": "email|e-mail|email address|e-mail address|mail|work email|mail address|"
@@ -94,6 +94,12 @@ for _attr, _nouns in {
 }.items():
     for _noun in _nouns.split("|"):
         ATTRIBUTE_NOUNS[_noun] = _attr
+# Keys of `Key: value` lines that name an attribute only as a key ("Phone: …" is the phone
+# number; "Mia's phone is an iPhone" is the device).
+KEY_ATTRIBUTES = {"phone": "phone number", "tel": "phone number", "telephone": "phone number",
+                  "telefon": "phone number", "handy": "phone number", "mobil": "phone number",
+                  "cell": "phone number", "number": "phone number", "nummer": "phone number",
+                  "mail": "email", "e-mail": "email"}
 # Attributes that hold many values at once: a new one is added, not replacing.
 MANY_VALUED = frozenset({"allergy", "language-spoken", "pet", "hobby", "possession", "like",
                          "dislike", "interest", "skill", "preference", "child", "sibling", "friend",
@@ -570,7 +576,7 @@ def claims_of(text: str, names: frozenset[str] = frozenset()) -> list[Claim]:
 
 def _key_claim(key: str, value: str, aliases: set[str]) -> Claim:
     k = " ".join(spelling(w.lower()) for w in words(key))
-    attr = ATTRIBUTE_NOUNS.get(k)
+    attr = ATTRIBUTE_NOUNS.get(k) or KEY_ATTRIBUTES.get(k)
     singular = k[:-1] if k.endswith("s") and not k.endswith("ss") else k
     many = k in MANY_KEYS or singular in MANY_KEYS or (attr is None and k.endswith("s") and not
                                                        k.endswith("ss") and singular not in
@@ -664,10 +670,12 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     if any(w in EVENT_NOUNS or w.endswith(("termin", "appointment", "interview")) for w in rest):
         return None, False, value, frame
     # 1. The head of a possessive subject names the attribute: "Mia's employer is Siemens".
-    head_attr = ATTRIBUTE_NOUNS.get(head) or (ATTRIBUTE_NOUNS.get(head.split()[-1]) if head else None)
+    # The whole head, never its last word: "passport number" is not "phone number".
+    head_attr = ATTRIBUTE_NOUNS.get(head)
     if head.startswith(("favorite ", "favourite ", "lieblings")) or head.startswith("lieblings"):
         head_attr = "favorite " + head.split(" ", 1)[-1] if " " in head else head
-    if head and c.owner is not None and head_attr and not c.apposition and (
+    dose = bool(head) and head.split()[-1] in ("dose", "dosage", "dosis")
+    if head and c.owner is not None and (head_attr or dose) and not c.apposition and (
             copula or _change_verb(verb, raw) or raw in ("has", "have", "hat", "had")):
         if head_attr == "dose" or (head.split()[-1] in ("dose", "dosage", "dosis")):
             drug = [w for w in head.split() if w not in ("dose", "dosage", "dosis")]

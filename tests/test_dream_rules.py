@@ -277,3 +277,9 @@ def test_an_attribute_is_the_whole_noun_never_its_last_word() -> None:
     assert slots.is_update(phone, "Mia's phone is an iPhone 15.") == "coexist"
     assert slots.is_update("Mia's address is Elm Street 4.", "Mia's work address is Oak Road 9.") \
         == "coexist"
+
+
+def test_a_number_in_a_subject_names_which_one_and_a_colour_is_one_slot() -> None:
+    assert slots.is_update("Sam's bike number 3 is red.", "Sam's bike number 5 is blue.") == "coexist"
+    assert slots.is_update("Sam's bike number 3 is red.", "Sam's bike number 3 is blue.") == "update"
+    assert slots.is_update("Sam's bike is red.", "Sam's bike is a Brompton.") == "coexist"

@@ -42,14 +42,15 @@ from typing import Any
 from kairos.distill import facts, faithful, slots, when
 
 ARCHIVE = "topics/archive.md"
-POINTER = re.compile(r"^More in (topics/[a-z0-9][a-z0-9-]*\.md)\.$")
+POINTER = re.compile(r"^More in (topics/[a-z0-9][a-z0-9-]*\.md)(?: and the files after it)?\.$")
 MAIN = ("USER.md", "MEMORY.md")
 _PLACE_ORDER = {"USER.md": 0, "MEMORY.md": 1}
 
 
-def pointer(name: str) -> str:
-    """The line MEMORY.md keeps for a topic file lines moved to."""
-    return f"More in {name}."
+def pointer(name: str, continued: bool = False) -> str:
+    """The line MEMORY.md keeps for a topic file lines moved to (and the
+    files it continues in, ``<name>-2.md`` …, when it is full)."""
+    return f"More in {name} and the files after it." if continued else f"More in {name}."
 
 
 @dataclass(frozen=True)
@@ -77,9 +78,10 @@ class Settings:
 
 @dataclass
 class Fact:
-    """A unit read by the rules."""
+    """A unit read by the rules — or several, when they say the same words and
+    resolve to the same line (a fact restated week after week is read once)."""
 
-    unit: Unit
+    unit: Unit  # the newest of the members
     timed: when.Timed
     kind: facts.Kind
     claims: list[slots.Claim]
@@ -87,10 +89,19 @@ class Fact:
     instruction: str | None
     superseded_by: Fact | None = None
     pending: bool = False  # an update whose date has not come
+    members: list[Unit] = field(default_factory=list)
 
     @property
     def text(self) -> str:
         return self.unit.text if self.unit.opaque else self.timed.text
+
+    @property
+    def sources(self) -> list[str]:
+        return list(dict.fromkeys(s for u in self.members or [self.unit] for s in u.sources))
+
+    @property
+    def first(self) -> tuple[datetime, int, tuple[str, int]]:
+        return min((u.written, u.order, u.key) for u in self.members or [self.unit])
 
 
 @dataclass
@@ -107,12 +118,13 @@ class Line:
 
     @property
     def sources(self) -> list[str]:
-        ordered = sorted(self.facts, key=lambda f: (f.unit.written, f.unit.order, f.unit.key))
-        return list(dict.fromkeys(s for f in ordered for s in f.unit.sources))
+        units = sorted((u for f in self.facts for u in f.members or [f.unit]),
+                       key=lambda u: (u.written, u.order, u.key))
+        return list(dict.fromkeys(s for u in units for s in u.sources))
 
     @property
     def first(self) -> tuple[datetime, int, tuple[str, int]]:
-        return min((f.unit.written, f.unit.order, f.unit.key) for f in self.facts)
+        return min(f.first for f in self.facts)
 
 
 @dataclass
@@ -126,14 +138,57 @@ def read(unit: Unit, settings: Settings) -> Fact:
     timed = when.resolve(unit.text, unit.written, settings.now, settings.tz)
     if unit.opaque:
         timed = when.Timed(unit.text, unit.text)
-    return Fact(unit, timed, facts.classify(unit.text, timed),
-                slots.claims_of(unit.text, settings.names), facts.normalize(timed.text),
-                faithful.addresses_model(unit.text))
+    claims = slots.claims_of(unit.text, settings.names)
+    return Fact(unit, timed, facts.classify(unit.text, timed, claims), claims,
+                facts.normalize(timed.text), faithful.addresses_model(unit.text), members=[unit])
+
+
+def read_all(units: list[Unit], settings: Settings) -> list[Fact]:
+    """Read every unit; the same words resolving to the same line are one fact,
+    read once (a big pair restates a few hundred facts thousands of times)."""
+    out: list[Fact] = []
+    by_key: dict[tuple[str, str], Fact] = {}
+    timed_cache: dict[tuple[str, Any], when.Timed] = {}
+    parsed: dict[str, Fact] = {}
+    for u in sorted(units, key=lambda u: (u.written, u.order, u.key)):
+        if u.opaque:
+            out.append(read(u, settings))
+            continue
+        day = when.local_day(u.written, settings.tz)
+        timed = timed_cache.get((u.text, None)) or timed_cache.get((u.text, day))
+        if timed is None:
+            timed = when.resolve(u.text, u.written, settings.now, settings.tz)
+            # a line with no dates reads the same whenever it was written
+            timed_cache[(u.text, None if not timed.mentions else day)] = timed
+        found = by_key.get((u.text, timed.text))
+        if found is not None:
+            found.members.append(u)
+            found.unit = u  # the newest says when it was last said
+            continue
+        same = parsed.get(u.text)
+        if same is None:
+            fact = parsed[u.text] = read(u, settings)
+        else:
+            fact = Fact(u, timed, facts.classify(u.text, timed, same.claims), same.claims,
+                        facts.normalize(timed.text), same.instruction, members=[u])
+        fact.timed = timed
+        by_key[(u.text, timed.text)] = fact
+        out.append(fact)
+    return out
 
 
 def _supersede(live: list[Fact], settings: Settings) -> None:
     ordered = sorted(live, key=lambda f: (f.unit.written, f.unit.order, f.unit.key))
     today = when.local_day(settings.now, settings.tz)
+    # Only facts that share a subject (or own one another's subject) can update each other.
+    by_subject: dict[str, list[int]] = {}
+    by_owner: dict[str, list[int]] = {}
+    for j, f in enumerate(ordered):
+        for c in f.claims:
+            for subject in c.subjects:
+                by_subject.setdefault(subject, []).append(j)
+            if c.owner:
+                by_owner.setdefault(c.owner, []).append(j)
     for j, newer in enumerate(ordered):
         t = newer.timed
         # "is moving to Hamburg on 1 June": she lives where she lives until then.
@@ -142,7 +197,15 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                              and not any(c.attribute == "when" for c in newer.claims))
         if newer.pending or newer.unit.opaque:
             continue
-        for older in ordered[:j]:
+        candidates: set[int] = set()
+        for c in newer.claims:
+            for subject in c.subjects:
+                candidates.update(by_subject.get(subject, ()))
+                candidates.update(by_owner.get(subject, ()))
+            if c.owner:
+                candidates.update(by_subject.get(c.owner, ()))
+        for i in sorted(k for k in candidates if k < j):
+            older = ordered[i]
             if older.unit.opaque or older.norm == newer.norm:
                 continue
             ot = older.timed
@@ -162,15 +225,23 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
 def _merge(live: list[Fact]) -> list[list[Fact]]:
     groups: list[list[Fact]] = []
     index: dict[str, list[int]] = {}
+    sizes: list[int] = []
+    exact: dict[tuple[str, ...], int] = {}
     for f in sorted(live, key=lambda f: (f.unit.written, f.unit.order, f.unit.key)):
+        tokens = set(f.norm)
         counts: dict[int, int] = {}
-        for tok in set(f.norm):
+        for tok in tokens:
             for g in index.get(tok, ()):
                 counts[g] = counts.get(g, 0) + 1
-        found = None
+        found = exact.get(f.norm) if not f.unit.opaque else None
+        if found is not None and any(other.unit.opaque for other in groups[found]):
+            found = None
         for g in sorted(counts, key=lambda g: (-counts[g], g)):
-            if counts[g] < min(2, len(set(f.norm))):
+            if found is not None:
                 break
+            # one fact shares nearly all the words of the shorter one (same_fact's own bound)
+            if counts[g] < max(2, 0.85 * min(len(tokens), sizes[g])):
+                continue
             if any(facts.same_fact(f.norm, other.norm) for other in groups[g]) and \
                     not any(f.unit.opaque or other.unit.opaque for other in groups[g]):
                 found = g
@@ -178,8 +249,10 @@ def _merge(live: list[Fact]) -> list[list[Fact]]:
         if found is None:
             found = len(groups)
             groups.append([])
-            for tok in set(f.norm):
+            sizes.append(len(tokens))
+            for tok in tokens:
                 index.setdefault(tok, []).append(found)
+        exact.setdefault(f.norm, found)
         groups[found].append(f)
     return groups
 
@@ -195,7 +268,7 @@ def _head(group: list[Fact]) -> Fact:
 
 
 def _home(group: list[Fact]) -> str:
-    homes = {f.unit.home for f in group}
+    homes = {u.home for f in group for u in f.members or [f.unit]}
     return min(homes, key=lambda h: (_PLACE_ORDER.get(h, 2), h))
 
 
@@ -210,7 +283,7 @@ def derive(units: list[Unit], current: dict[str, list[tuple[str, tuple[str, ...]
     ``current`` is what the files hold now (file -> [(text, sources)]): only
     used to say, for each line that leaves, why and where it went.
     """
-    read_facts = [read(u, settings) for u in units]
+    read_facts = read_all(units, settings)
     instructions = [f for f in read_facts if f.instruction]
     live = [f for f in read_facts if not f.instruction]
     _supersede(live, settings)
@@ -290,7 +363,7 @@ def _fit(lines: list[Line], settings: Settings) -> list[Line]:
     themes: set[str] = set()
     for ln in sorted(memory, key=rank):
         keep = [x for x in memory if x.file == "MEMORY.md"]
-        pointer_size = sum(len(pointer(f"topics/{t}.md")) + 1 for t in themes)
+        pointer_size = sum(len(pointer(f"topics/{t}.md", True)) + 1 for t in themes)
         if _size(keep) + pointer_size <= limit:
             break
         theme = "archive" if rank(ln)[0] == 0 else facts.theme_of(ln.text)
@@ -319,13 +392,22 @@ def _split_topics(files: dict[str, list[Line]], limit: int) -> dict[str, list[Li
 
 
 def _pointers(files: dict[str, list[Line]], moved: list[Line]) -> list[tuple[str, list[str]]]:
-    out = []
-    targets = sorted({name for name, lines in files.items() if name not in MAIN and any(
-        ln in moved for ln in lines)})
-    for name in targets:
-        sources = list(dict.fromkeys(s for ln in files[name] if ln in moved for s in ln.sources))
-        out.append((pointer(name), sources))
-    return out
+    """One pointer per theme lines moved to, citing what moved there."""
+    moved_ids = {id(ln) for ln in moved}
+    themes: dict[str, list[str]] = {}
+    continued: set[str] = set()
+    for name, lines in sorted(files.items()):
+        if name in MAIN:
+            continue
+        base = re.sub(r"-\d+\.md$", ".md", name) if re.search(r"-\d+\.md$", name) and \
+            re.sub(r"-\d+\.md$", ".md", name) in files else name
+        if base != name:
+            continued.add(base)
+        sources = [s for ln in lines if id(ln) in moved_ids for s in ln.sources]
+        if sources:
+            themes.setdefault(base, []).extend(sources)
+    return [(pointer(name, name in continued), list(dict.fromkeys(sources)))
+            for name, sources in sorted(themes.items())]
 
 
 def _dropped(current: dict[str, list[tuple[str, tuple[str, ...]]]],
@@ -343,10 +425,10 @@ def _dropped(current: dict[str, list[tuple[str, tuple[str, ...]]]],
     for f in superseded:
         by = f.superseded_by
         assert by is not None
-        for s in f.unit.sources:
+        for s in f.sources:
             fates[s] = {"kind": "superseded", "reason": f"superseded by: {by.text}", "by": by.text}
     for f in instructions:
-        for s in f.unit.sources:
+        for s in f.sources:
             fates[s] = {"kind": "instruction", "reason": "instruction: " + str(f.instruction)}
     dropped = []
     for name, now_lines in current.items():

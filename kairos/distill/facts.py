@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 from kairos.distill import when
-from kairos.distill.slots import claims_of, durable_attribute
+from kairos.distill.slots import Claim, claims_of, durable_attribute
 from kairos.distill.words import UNITS, spelling, strip_accents, words
 
 DURABLE, TIME_BOUND, NOTE = "durable", "time-bound", "note"
@@ -60,6 +61,7 @@ def _dates_canonical(text: str) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=16384)
 def normalize(text: str) -> tuple[str, ...]:
     """The tokens two lines must share to count as the same fact."""
     t = _dates_canonical(text)
@@ -130,23 +132,20 @@ class Kind:
     why: str
 
 
-def classify(text: str, timed: when.Timed) -> Kind:
-    """Durable, time-bound or note (see the module docstring)."""
-    attribute = durable_attribute(text)
+def classify(text: str, timed: when.Timed, claims: list[Claim] | None = None) -> Kind:
+    """Durable, time-bound or note (see the module docstring); ``claims``: the
+    line's claims when the caller has them."""
+    claims = claims if claims is not None else claims_of(text)
+    attribute = durable_attribute(text, claims)
     if timed.recurring:
         return Kind(DURABLE, "recurring" if not attribute else attribute)
     if attribute and not timed.currently:
         return Kind(DURABLE, attribute)
     if timed.time_bound:
         return Kind(TIME_BOUND, "currently" if timed.currently and not timed.dated else "dated")
-    if timed.written_past and not _present_state(text):
+    if timed.written_past and not any(c.attribute and not c.event for c in claims):
         return Kind(NOTE, "an episode in the past tense")
     return Kind(DURABLE, "a statement in the present tense")
-
-
-def _present_state(text: str) -> bool:
-    """A past-tense line that still states something present (biography)."""
-    return any(c.attribute and not c.event for c in claims_of(text))
 
 
 # -- themes for moving lines out of MEMORY.md ------------------------------------------------------

@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import date, datetime, timedelta, tzinfo
+from functools import lru_cache
 
 from kairos.distill import when
 from kairos.distill.words import NUMBER, STOP, spelling, stem, strip_accents, words
@@ -90,6 +91,11 @@ def _norm_token(tok: str) -> str:
 
 def salient(text: str) -> dict[str, set[str]]:
     """The tokens of a line that must come from its sources, by kind."""
+    return {kind: set(toks) for kind, toks in _salient(text).items()}
+
+
+@lru_cache(maxsize=65536)
+def _salient(text: str) -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = {"address": set(), "handle": set(), "number": set(), "name": set()}
     rest = text
     for m in ADDRESS.finditer(text):
@@ -111,7 +117,7 @@ def salient(text: str) -> dict[str, set[str]]:
         if low in STOP or (i == 0 and low in _SENTENCE_START):
             continue
         out["name"].add(strip_accents(low))
-    return out
+    return {kind: frozenset(toks) for kind, toks in out.items()}
 
 
 _SENTENCE_START = frozenset({"she", "he", "they", "it", "we", "i", "her", "his", "their", "our", "my",
@@ -120,7 +126,8 @@ _SENTENCE_START = frozenset({"she", "he", "they", "it", "we", "i", "her", "his",
                              "see", "note", "today", "tomorrow", "yesterday"})
 
 
-def _content(text: str) -> list[str]:
+@lru_cache(maxsize=65536)
+def _content(text: str) -> tuple[str, ...]:
     out = []
     for tok in words(ADDRESS.sub(" ", text)):
         low = tok.lower()
@@ -128,7 +135,7 @@ def _content(text: str) -> list[str]:
             continue
         s = stem(spelling(strip_accents(low)))
         out.append(_SYNONYMS.get(s, s))
-    return out
+    return tuple(out)
 
 
 def _allowed(sources: Iterable[Source], now: datetime, tz: tzinfo) -> tuple[dict[str, set[str]], set[str]]:
@@ -136,13 +143,44 @@ def _allowed(sources: Iterable[Source], now: datetime, tz: tzinfo) -> tuple[dict
     rules derive from them (resolved dates, weekdays, years, tense)."""
     allowed: dict[str, set[str]] = {"address": set(), "handle": set(), "number": set(), "name": set()}
     stems: set[str] = set()
+    today = when.local_day(now, tz)
     for src in sources:
-        timed = when.resolve(src.text, src.time, now, tz)
+        day = when.local_day(src.time, tz)
+        # a source naming no time allows the same whatever day it was written, but that day
+        kinds, words_ = _allowed_one(src.text, None if not when.MAYBE_TIME.search(src.text) else day,
+                                     today)
+        for kind, toks in kinds.items():
+            allowed[kind] |= toks
+        stems |= words_
+        days = _day_words(day)
+        allowed["number"] |= days[0]
+        allowed["name"] |= days[1]
+        stems |= days[2]
+    return allowed, stems
+
+
+@lru_cache(maxsize=4096)
+def _day_words(day: date) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The spellings of the day a source was written, as numbers, names and stems."""
+    forms = when.date_forms(day)
+    lows = {strip_accents(f.lower()) for f in forms}
+    return forms, frozenset(lows), frozenset(_SYNONYMS.get(stem(x), stem(x)) for x in lows)
+
+
+@lru_cache(maxsize=16384)
+def _allowed_one(text: str, day: date | None, today: date) -> tuple[dict[str, frozenset[str]],
+                                                                     frozenset[str]]:
+    """What one source allows (see :func:`_allowed`); ``day`` None for a
+    source that names no time."""
+    allowed: dict[str, set[str]] = {"address": set(), "handle": set(), "number": set(), "name": set()}
+    stems: set[str] = set()
+    for src in [Source("", text, datetime.min)]:
+        timed = when.resolve_days(src.text, day or today, today)
         for variant in {src.text, timed.absolute, timed.text}:
             for kind, toks in salient(variant).items():
                 allowed[kind] |= toks
             stems.update(_content(variant))
-        days = set(timed.dates) | {when.local_day(src.time, tz)}
+        days = set(timed.dates)
         for m in timed.mentions:
             days.add(m.first)
             days.add(m.last)
@@ -157,7 +195,7 @@ def _allowed(sources: Iterable[Source], now: datetime, tz: tzinfo) -> tuple[dict
         for tok in salient(src.text)["address"]:
             host = re.sub(r"^https?://", "", tok).split("/")[0]
             allowed["address"].add(host)
-    return allowed, stems
+    return {kind: frozenset(toks) for kind, toks in allowed.items()}, frozenset(stems)
 
 
 def unsupported(text: str, sources: list[Source], now: datetime, tz: tzinfo) -> list[str]:
@@ -194,11 +232,16 @@ def supports(line: str, fact: str, *, written: datetime | None = None, now: date
     """Whether ``line`` still carries what ``fact`` (a source's text) says:
     most of the fact's content words and all of its numbers and names.
     Time words the rules resolve ("tomorrow", "next week") need not survive."""
-    fact_words = [w for w in _content(_without_time(fact)) if w not in _DERIVED_WORDS]
+    absolute = fact
+    if written is not None and now is not None and tz is not None and when.MAYBE_TIME.search(fact):
+        absolute = when.resolve(fact, written, now, tz).absolute
+    return _supports(line, fact, absolute)
+
+
+@lru_cache(maxsize=65536)
+def _supports(line: str, fact: str, absolute: str) -> bool:
+    fact_words = [w for w in _content(_without_time(absolute)) if w not in _DERIVED_WORDS]
     line_words = set(_content(line))
-    if written is not None and now is not None and tz is not None:
-        fact_text = when.resolve(fact, written, now, tz)
-        fact_words = [w for w in _content(_without_time(fact_text.absolute)) if w not in _DERIVED_WORDS]
     if not fact_words:
         return True
     kept = [w for w in fact_words if w in line_words or any(

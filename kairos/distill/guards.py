@@ -242,13 +242,14 @@ def _loss(files: dict[str, list[tuple[str, list[str]]]], dropped: list[dict[str,
     explained: set[str] = set()
     entries = {(d.get("file"), d.get("text")): d for d in dropped}
     for name in files:
+        unchanged = {(t, tuple(s)) for t, s in files[name]}
         for ln in context.files.get(name, []):
             verdict.lines += 1
-            if any(t == ln.text and tuple(s) == ln.sources for t, s in files[name]):
+            if (ln.text, tuple(ln.sources)) in unchanged:
                 continue
             entry = entries.get((name, ln.text))
             kind = _kind(entry) if entry else ""
-            if set(ln.sources) <= set(carrying) and kind in ("", "merged", "moved"):
+            if all(x in carrying for x in ln.sources) and kind in ("", "merged", "moved"):
                 continue  # carried on (rewritten, merged or moved): the loss count checks content
             verdict.dropped += 1
             if entry is None:
@@ -306,10 +307,10 @@ def _checkable(kind: str, entry: dict[str, Any], text: str, sources: list[str],
             times = [context.event_times[x] for x in cited if x in context.event_times]
             if newest is None or not times or max(times) <= newest:
                 continue
-            olds = [context.sources[x].text for x in sources if x in context.sources] or [text]
-            news = [context.sources[x].text for x in cited if x in context.sources] or [line_text]
-            if any(slots.is_update(o, n, context.names) == "update" for o in [text, *olds]
-                   for n in [line_text, *news]):
+            olds = {context.sources[x].text for x in sources if x in context.sources} | {text}
+            news = {context.sources[x].text for x in cited if x in context.sources} | {line_text}
+            if any(slots.is_update(o, n, context.names) == "update" for o in sorted(olds)
+                   for n in sorted(news)):
                 return True
         return False
     return False

@@ -53,6 +53,7 @@ def units_of(context: Context) -> list[Unit]:
                 units[(event_id, i)] = Unit((event_id, i), text.strip(), (event_id,), home, src.time,
                                             src.version)
 
+    raw = {name: set(ids) for name, ids in context.raw.items()}
     for name, ids in sorted(context.raw.items()):
         for event_id in ids:
             add(event_id, name)
@@ -63,7 +64,7 @@ def units_of(context: Context) -> list[Unit]:
             if writes and len(writes) == len(ln.sources):
                 for s in writes:
                     src = context.sources[s]
-                    add(s, src.file if src.file and s in context.raw.get(src.file, []) else name)
+                    add(s, src.file if src.file and s in raw.get(src.file, ()) else name)
             elif ln.sources:
                 key = (ln.sources[0], -1 - k)
                 version = min((context.sources[s].version for s in ln.sources if s in context.sources),

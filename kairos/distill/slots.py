@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from kairos.distill.when import QUOTED
 from kairos.distill.words import (
@@ -145,6 +146,8 @@ for _cls, _members in {
                 "englisch|deutsch|spanisch|französisch|italienisch|portugiesisch|niederländisch|"
                 "polnisch|türkisch|arabisch|japanisch|chinesisch|russisch|schwedisch",
     "theme": "dark|light|dark mode|light mode",
+    "colour": "red|blue|green|black|white|silver|yellow|grey|gray|orange|purple|pink|brown|beige|"
+              "teal|navy|gold|turquoise|rot|blau|grün|schwarz|weiß|gelb|grau|lila|rosa|braun",
     "commute": "bus|train|tram|bike|car|foot|subway|metro|u-bahn|s-bahn|rad|fahrrad|zug|bahn",
 }.items():
     for _m in _members.split("|"):
@@ -383,6 +386,10 @@ def _parse_clause(text: str, german: bool, main: str | None) -> _Clause | None:
             while i < len(toks) and toks[i][0].isupper():
                 i += 1
             continue
+        if _NUMBER.match(tok) and head:
+            head.append(low)  # "bike number 3", "room 12": the number names which one
+            i += 1
+            continue
         if tok[0].isupper() or _NUMBER.match(tok):
             if head and not german:
                 subjects.add(_norm_subject(tok))  # an apposition: "sister Anna"
@@ -503,28 +510,40 @@ def _value_tokens(rest: list[str]) -> list[str]:
     return out
 
 
+# One pattern per class, longest phrases first ("secondary school" before "school").
+_CLASS_PATTERNS = {
+    cls: re.compile(r"(?<![\w-])(?:" + "|".join(
+        re.escape(p) for p in sorted((p for p, c in CLASSES.items() if c == cls), key=len, reverse=True))
+        + r")(?![\w-])")
+    for cls in sorted(set(CLASSES.values()))}
+_MULTIWORD = re.compile(r"(?<![\w-])(?:" + "|".join(
+    re.escape(p) for p in sorted((p for p in CLASSES if " " in p or "-" in p), key=len, reverse=True))
+    + r")(?![\w-])")
+
+
 def _class_value(text_low: str, cls: str) -> list[str]:
     """The longest phrases of a class a text names ("secondary school", not "school")."""
-    found = [p for p, c in CLASSES.items() if c == cls and re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])",
-                                                                      text_low)]
-    longest = [p for p in found if not any(p != q and p in q for q in found)]
-    return sorted(longest)
+    return sorted(set(_CLASS_PATTERNS[cls].findall(text_low)))
 
 
 def _classes(text_low: str, tokens: list[str]) -> set[str]:
-    found = set()
-    for phrase, cls in CLASSES.items():
-        if " " in phrase or "-" in phrase:
-            if re.search(rf"\b{re.escape(phrase)}\b", text_low):
-                found.add(cls)
-        elif phrase in tokens:
-            found.add(cls)
+    found = {CLASSES[t] for t in tokens if t in CLASSES}
+    found.update(CLASSES[m] for m in _MULTIWORD.findall(text_low))
     return found
 
 
 def claims_of(text: str, names: frozenset[str] = frozenset()) -> list[Claim]:
     """The claims of a line (see the module docstring).  ``names`` are the
     user's own names ("mia"): a line about them is about "@user"."""
+    return list(_claims(text, frozenset(names)))
+
+
+@lru_cache(maxsize=16384)
+def _claims(text: str, names: frozenset[str]) -> tuple[Claim, ...]:
+    return tuple(_read_claims(text, names))
+
+
+def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
     aliases = {n.lower() for n in names}
     # A quoted title is one name: 'Leave No Trace' negates nothing.
     text = QUOTED.sub(lambda m: " " + "_".join(words(m.group(0))) + " ", text)
@@ -759,6 +778,9 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
         for special in ("diet", "status", "handed"):
             if special in classes:
                 return special, False, _class_value(low, special) or value[:2], frame
+        plain = [w for w in rest if w not in _MARKERS and w not in _ADVERBS]
+        if "colour" in classes and c.owner_is_thing() and len(plain) <= 2:
+            return "colour", False, _class_value(low, "colour"), frame  # "Sam's bike is red"
     # 5. "is a nurse", "ist Lehrer", "is vegetarian", "is single": a class or an adjective.
     if copula and rest:
         words_after = [w for w in rest if w not in ARTICLES and w not in NEG_WORDS and w not in
@@ -1049,9 +1071,9 @@ def is_update(older: str, newer: str, names: frozenset[str] = frozenset()) -> st
     return "coexist"
 
 
-def durable_attribute(text: str) -> str | None:
+def durable_attribute(text: str, claims: list[Claim] | None = None) -> str | None:
     """The durable attribute a line states, if any (home, employer, health …)."""
-    for c in claims_of(text):
+    for c in claims if claims is not None else claims_of(text):
         if c.attribute is None:
             continue
         base = c.attribute.split(":")[0]

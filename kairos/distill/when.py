@@ -39,6 +39,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, tzinfo
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from kairos.distill.words import EN_VERB_FORMS, IRREGULAR_EN, PAST_DE, is_german
@@ -93,6 +94,15 @@ TARGET = re.compile(r"\b(?:moved|postponed|pushed|rescheduled|changed|delayed|br
 
 # Quoted titles keep their words: 'Tomorrow, and Tomorrow, and Tomorrow' names no day.
 QUOTED = re.compile(r"(?<![\w])'[^']{2,80}'(?![\w])|\"[^\"]{2,80}\"|“[^”]{2,80}”|„[^“]{2,80}“|«[^»]{2,80}»")
+
+
+# A cheap first look: a line none of whose words could name a time has no mentions.
+MAYBE_TIME = re.compile(
+    rf"\b(?:{_M_ANY}|{_WD_EN}|{_WD_DE}|{'|'.join(_ABBR_EN)})\b|\d{{4}}-\d\d|\d{{1,2}}\.\d{{1,2}}\."
+    r"|\b(?:today|tonight|tomorrow|yesterday|next|this|last|ago|in (?:\d+|a|an|one|two|three|four|"
+    r"five|six|seven|eight|nine|ten|eleven|twelve) (?:days?|weeks?|months?)|heute|morgen|übermorgen|"
+    r"gestern|vorgestern|nächste\w*|kommende\w*|diese\w*|letzte\w*|vergangene\w*|in \w+ (?:Tagen?|"
+    r"Wochen?|Monaten?)|vor \w+ (?:Tagen?|Wochen?)|Anfang|Mitte|Ende)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -176,12 +186,13 @@ def fmt_month(year: int, month: int, lang: str) -> str:
     return f"{(MONTHS_DE if lang == 'de' else MONTHS_EN)[month - 1]} {year}"
 
 
-def date_forms(d: date) -> set[str]:
+@lru_cache(maxsize=4096)
+def date_forms(d: date) -> frozenset[str]:
     """The spellings of a day a line may use (for the faithfulness check)."""
-    return {str(d.day), f"{d.day:02d}", str(d.year), str(d.month), f"{d.month:02d}",
-            MONTHS_EN[d.month - 1], MONTHS_DE[d.month - 1], WEEKDAYS_EN[d.weekday()],
-            WEEKDAYS_DE[d.weekday()], d.isoformat(), f"{d.day:02d}.{d.month:02d}.{d.year}",
-            f"{d.day}.{d.month}.{d.year}", MONTHS_EN[d.month - 1][:3]}
+    return frozenset({str(d.day), f"{d.day:02d}", str(d.year), str(d.month), f"{d.month:02d}",
+                      MONTHS_EN[d.month - 1], MONTHS_DE[d.month - 1], WEEKDAYS_EN[d.weekday()],
+                      WEEKDAYS_DE[d.weekday()], d.isoformat(), f"{d.day:02d}.{d.month:02d}.{d.year}",
+                      f"{d.day}.{d.month}.{d.year}", MONTHS_EN[d.month - 1][:3]})
 
 
 # -- finding time expressions ----------------------------------------------------------------------
@@ -731,8 +742,25 @@ def find(text: str, written_day: date) -> list[Mention]:
 def resolve(text: str, written: datetime, now: datetime, tz: tzinfo) -> Timed:
     """Read a line's time words against when it was written and put it in the
     tense of ``now`` (see the module docstring for the rules)."""
-    day = local_day(written, tz)
-    today = local_day(now, tz)
+    return resolve_days(text, local_day(written, tz), local_day(now, tz))
+
+
+def resolve_days(text: str, day: date, today: date) -> Timed:
+    """:func:`resolve` on local dates: the day a line was written and today."""
+    if not MAYBE_TIME.search(text):
+        return _timeless(text)
+    return _resolve_days(text, day, today)
+
+
+@lru_cache(maxsize=16384)
+def _timeless(text: str) -> Timed:
+    """A line that names no time reads the same whenever it was written."""
+    return Timed(text, text, (), False, _clause_past(text, 0, len(text), "de" if is_german(text) else "en"),
+                 CURRENTLY.search(text) is not None, None, False, frozenset())
+
+
+@lru_cache(maxsize=65536)
+def _resolve_days(text: str, day: date, today: date) -> Timed:
     annual = ANNUAL.search(text) is not None
     recurring = annual or RECURRING.search(text) is not None
     currently = CURRENTLY.search(text) is not None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 WORD = re.compile(r"[^\W_](?:[\w'’+.-]*[^\W_])?(?::\d\d)?'?")
 NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -215,6 +216,7 @@ def words(text: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=65536)
 def spelling(word: str) -> str:
     """One spelling of a lower-case word: American for British, -ize for -ise."""
     w = SPELLING.get(word, word)
@@ -232,6 +234,7 @@ def lemma_en(word: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude stem for comparing words across inflections, in both languages:
     "running" ~ "runs" ~ "ran", "wohnt" ~ "wohne", "cats" ~ "cat"."""
@@ -269,6 +272,7 @@ def content_words(text: str) -> list[str]:
     return [w.lower() for w in words(text) if w.lower() not in STOP and not NUMBER.fullmatch(w)]
 
 
+@lru_cache(maxsize=16384)
 def is_german(text: str) -> bool:
     """Whether a line reads as German (its function words, umlauts, ß)."""
     toks = [w.lower() for w in words(text)]

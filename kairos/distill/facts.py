@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from kairos.distill import when
 from kairos.distill.slots import Claim, claims_of, durable_attribute
-from kairos.distill.words import UNITS, spelling, strip_accents, words
+from kairos.distill.words import STOP, UNITS, spelling, strip_accents, words
 
 DURABLE, TIME_BOUND, NOTE = "durable", "time-bound", "note"
 
@@ -116,7 +116,9 @@ def same_fact(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     digits_b = {w for w in sb if any(c.isdigit() for c in w)}
     if digits_a != digits_b or (NEGATIONS & sa) != (NEGATIONS & sb):
         return False
-    return len(sa & sb) / len(sa | sb) >= 0.85
+    # Nearly the same words, and what differs carries no content ("prefers tea over
+    # coffee" / "prefers tea to coffee"): a content word that differs is another fact.
+    return len(sa & sb) / len(sa | sb) >= 0.85 and (sa ^ sb) <= STOP
 
 
 def more_informative(a: str, b: str) -> bool:

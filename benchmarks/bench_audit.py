@@ -19,10 +19,8 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from kairos import audit
-from kairos.hashing import format_time
+from kairos.domain.hashing import format_time
 from kairos.memory import Memory
-from kairos.projections.indexer import INSERT_INDEX
 
 
 def main() -> None:
@@ -36,7 +34,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, Memory.init(str(Path(tmp) / "home")) as mem:
         t = time.perf_counter()
         batch = []
-        with mem.engine.store.transaction() as cursor:
+        with mem.engine.readmodel.transaction() as writer:
             for p in range(1, args.events + 1):
                 pair = rng.randrange(args.pairs)
                 at = start + timedelta(seconds=p * 30)
@@ -46,10 +44,10 @@ def main() -> None:
                               f"fact {p} about user {pair}", f"logs/{at:%Y/%m/%Y-%m-%d}.md",
                               p % 2000, None))
                 if len(batch) == 10_000:
-                    cursor.executemany(mem.engine.indexer._sql(INSERT_INDEX), batch)
+                    writer.load_index(batch)
                     batch = []
             if batch:
-                cursor.executemany(mem.engine.indexer._sql(INSERT_INDEX), batch)
+                writer.load_index(batch)
         print(f"indexed {args.events} events for {args.pairs} pairs in "
               f"{time.perf_counter() - t:.0f} s")
         end = start + timedelta(seconds=args.events * 30)
@@ -59,8 +57,8 @@ def main() -> None:
             lo = start + (end - start) * rng.random() * 0.9
             hi = lo + timedelta(days=7)
             t = time.perf_counter()
-            rows = audit.query(mem, agent=f"agent{pair % 20}", user=f"user{pair}",
-                               since=format_time(lo), until=format_time(hi))
+            rows = mem.audit.query(agent=f"agent{pair % 20}", user=f"user{pair}",
+                                   since=format_time(lo), until=format_time(hi))
             times.append(time.perf_counter() - t)
             sizes.append(len(rows))
         times.sort()

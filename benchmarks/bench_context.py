@@ -15,8 +15,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from kairos.context import assemble, compare
-from kairos.domain import MemoryStream
+from kairos.agent.context import assemble, compare
+from kairos.domain.events import MemoryStream
 from kairos.memory import Memory
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -31,14 +31,14 @@ from pathlib import Path
 from eventsourcing.application import Application
 from eventsourcing.domain import Aggregate, event
 
-from kairos.domain import MemoryStream
+from kairos.domain.events import MemoryStream
+from kairos.engine.postgres import env_from_url
+from kairos.engine.rebuild import RebuildReport, rebuild_projections
+from kairos.engine.store import PAGE
 from kairos.memory import Memory
-from kairos.projections.indexer import INSERT_INDEX, index_row
-from kairos.rebuild import RebuildReport, rebuild_projections
-from kairos.store import PAGE
-from kairos.stores.postgres import env_from_url
+from kairos.projections.indexer import index_row
 
-DURABLE = {"PERSISTENCE_MODULE": "kairos.stores.sqlite:DurableSQLiteFactory",
+DURABLE = {"PERSISTENCE_MODULE": "kairos.engine.sqlite:DurableSQLiteFactory",
            "SQLITE_LOCK_TIMEOUT": "30"}
 
 
@@ -160,8 +160,8 @@ def database_work(mem: Memory) -> float:
     with engine.read_side_held() as readmodel:
         start = time.perf_counter()
         readmodel.reset()
-        with readmodel.transaction() as cursor:
-            cursor.executemany(INSERT_INDEX, rows)
+        with readmodel.transaction() as writer:
+            writer.load_index(rows)
         readmodel.create_indexes()
         return len(rows) / (time.perf_counter() - start)
 

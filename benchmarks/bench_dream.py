@@ -21,9 +21,9 @@ import tracemalloc
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from kairos.domain import MemoryStream
+from kairos.domain.events import MemoryStream
+from kairos.dream.runner import run
 from kairos.memory import Memory
-from kairos.runner import run
 
 THINGS = ["bike", "laptop", "plant", "book", "guitar", "camera", "kettle", "lamp", "desk", "car"]
 COLORS = ["red", "blue", "green", "black", "white", "silver", "yellow"]
@@ -88,9 +88,9 @@ def main() -> None:
             mem.flush()  # the read side caught up before anything is timed
             events = mem.engine.store.max_position()
             started = time.perf_counter()
-            summary = run(mem, force=False)
+            summary = run(mem.dreams, force=False)
             elapsed = time.perf_counter() - started
-            _, _, top = peak(lambda: run(mem, force=True, dry_run=True))
+            _, _, top = peak(lambda: run(mem.dreams, force=True, dry_run=True))
             print(f"--all: {args.pairs} pairs, {events} events -> {elapsed:.1f} s "
                   f"({elapsed / args.pairs * 1000:.1f} ms a pair), peak {top:.0f} MiB traced (dry run); "
                   f"{len(summary.proposed)} proposed, {len(summary.skipped)} skipped, "

@@ -394,7 +394,7 @@ def pair_files(mem: Any, agent: str, user: str) -> dict[str, str]:
 
 
 def _dream(mem: Any, case: dict[str, Any], step: dict[str, Any]) -> dict[str, Any]:
-    from kairos.distill.base import DistillerFailed
+    from kairos.dream.distill.base import DistillerFailed
     from kairos.errors import KairosError
 
     agent, user = case["agent"], case["user"]

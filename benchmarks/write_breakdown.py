@@ -47,10 +47,11 @@ def main() -> None:
             mem.write("agent", "MEMORY.md", "warm-up", user=f"u{p}")
         mem.flush()
         engine = mem.engine
-        timed(engine, "stream", "load the stream (cache, no-other-writer check)")
+        timed(engine, "_load", "load the stream (cache, no-other-writer check)")
         timed(engine.store, "save", "store commit (fsynced)")
         timed(engine.mirror, "plan", "render + place the log entry")
         timed(engine.mirror, "write", "log append + fsync")
+        assert engine.follower is not None
         timed(engine.follower, "apply", "read-model batches")
         timed(engine.follower, "flush", "materialized-file flushes")
         start = time.perf_counter()

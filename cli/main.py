@@ -1,38 +1,36 @@
 """The ``kairos`` command line.
 
-Each command parses its options, calls one :class:`kairos.Memory` method and
-formats the answer.  Library errors become one-line messages with the
-library's exit code: 2 for bad input (nothing was written), 1 for not found
-or failed verification.
+Each command parses its options (:mod:`options`), calls one library method
+and shows the answer (:mod:`render`).  Library errors become one-line
+messages with one exit-code rule: 2 for bad input or usage (nothing was
+written), 1 when a check or an operation failed, 0 ok.
 """
 
 from __future__ import annotations
 
 import click
 
-from kairos.cli.common import (
-    CLI_ACTORS,
-    emit,
+from kairos.audit.checkpoints import keygen as make_key
+from kairos.audit.export import verify_bundle
+from kairos.cli import render
+from kairos.cli.options import (
+    actor_option,
+    agent_option,
     file_option,
+    home_options,
     json_option,
     memory,
     read_text,
+    reason_option,
     run,
-    scope_options,
+    session_option,
+    user_option,
 )
 from kairos.memory import Memory
 
 
-def warn_over_limit(file: str, size: int | None, limit: int | None) -> None:
-    click.echo(f"warning: {file} is {size} chars, over its soft limit of {limit}: compress",
-               err=True)
-
-
 @click.group()
-@click.option("--home", envvar="KAIROS_HOME", type=click.Path(file_okay=False),
-              help="The home directory [env KAIROS_HOME; default: the current directory].")
-@click.option("--db", envvar="KAIROS_DATABASE_URL",
-              help="Store URL: sqlite:///PATH or postgresql://… [env KAIROS_DATABASE_URL].")
+@home_options
 @click.version_option(package_name="kairos-memory")
 @click.pass_context
 def cli(ctx: click.Context, home: str | None, db: str | None) -> None:
@@ -69,20 +67,19 @@ def init(ctx: click.Context, as_json: bool) -> None:
     assert obj is not None
     mem = Memory.init(obj["home"], obj["db"])
     ctx.call_on_close(mem.close)
-    data = {"home": mem.home, "store": mem.url.split("@")[-1]}
     if as_json:
-        emit(data)
+        render.emit({"home": mem.home, "store": mem.url.split("@")[-1]})
     else:
         click.echo(f"initialized {mem.home}")
 
 
 @cli.command()
-@scope_options
+@agent_option()
+@user_option(help="User id (for USER.md and MEMORY.md).")
 @file_option()
 @click.option("--replace", is_flag=True, help="Set the whole file instead of appending a line.")
-@click.option("--actor", type=click.Choice(CLI_ACTORS), default="agent", show_default=True,
-              help="Who made this write.")
-@click.option("--session", "-s", help="Session id.")
+@actor_option("agent")
+@session_option()
 @click.argument("text")
 @json_option
 @click.pass_context
@@ -101,16 +98,12 @@ def write(ctx: click.Context, agent: str, user: str | None, file: str, replace: 
     result = memory(ctx).write(agent, file, read_text(text), user=user,
                                mode="replace" if replace else "append", actor=actor,
                                session=session)
-    if as_json:
-        emit(result.to_dict())
-        return
-    click.echo(f"{result.event_id} {result.position}")
-    if result.over_limit:
-        warn_over_limit(file, result.size, result.limit)
+    render.recorded(result, as_json)
 
 
 @cli.command()
-@scope_options
+@agent_option()
+@user_option(help="User id (for USER.md and MEMORY.md).")
 @file_option()
 @click.option("--as-of", help="The file as it was at this ISO 8601 time.")
 @click.option("--version", type=int,
@@ -131,25 +124,18 @@ def read(ctx: click.Context, agent: str, user: str | None, file: str, as_of: str
         kairos read --agent ada --user sam --file MEMORY.md
         kairos read --agent ada --user sam --file MEMORY.md --as-of 2026-11-02T12:00:00Z
     """
-    result = memory(ctx).read(agent, file, user=user, as_of=as_of, version=version,
-                              stream_version=stream_version)
-    if as_json:
-        emit(result.to_dict())
-    elif result.content is None:
-        click.echo(f"{file} does not exist (nothing written yet)", err=True)
-    else:
-        click.echo(result.content, nl=False)
-        if result.over_limit:
-            warn_over_limit(file, result.size or 0, result.limit)
+    render.read(memory(ctx).read(agent, file, user=user, as_of=as_of, version=version,
+                                 stream_version=stream_version), as_json)
 
 
 @cli.command()
-@scope_options
+@agent_option()
+@user_option(help="User id (for USER.md and MEMORY.md).")
 @file_option()
 @click.argument("event_ids", nargs=-1, required=True)
-@click.option("--reason", "-r", required=True, help="Why these writes are withdrawn.")
-@click.option("--actor", type=click.Choice(CLI_ACTORS), default="user", show_default=True)
-@click.option("--session", "-s", help="Session id.")
+@reason_option("Why these writes are withdrawn.")
+@actor_option("user")
+@session_option()
 @json_option
 @click.pass_context
 @run
@@ -162,12 +148,8 @@ def retract(ctx: click.Context, agent: str, user: str | None, file: str,
     Example:
         kairos retract --agent ada --user sam --file MEMORY.md 0ab7cb8a-… --reason "wrong"
     """
-    result = memory(ctx).retract(agent, file, list(event_ids), user=user, reason=reason,
-                                 actor=actor, session=session)
-    if as_json:
-        emit(result.to_dict())
-    else:
-        click.echo(f"{result.event_id} {result.position}")
+    render.recorded(memory(ctx).retract(agent, file, list(event_ids), user=user, reason=reason,
+                                        actor=actor, session=session), as_json)
 
 
 @cli.group()
@@ -176,9 +158,9 @@ def session() -> None:
 
 
 @session.command("end")
-@click.option("--agent", "-a", required=True, help="Agent id.")
-@click.option("--user", "-u", required=True, help="User id.")
-@click.option("--session", "-s", "session_id", help="Session id.")
+@agent_option()
+@user_option(required=True, help="User id.")
+@session_option("session_id")
 @click.option("--notes", help="What the session produced (TEXT, or - for standard input).")
 @json_option
 @click.pass_context
@@ -191,18 +173,15 @@ def session_end(ctx: click.Context, agent: str, user: str, session_id: str | Non
     Example:
         kairos session end --agent ada --user sam --session s-42
     """
-    result = memory(ctx).end_session(agent, user, session=session_id,
-                                     notes=read_text(notes) if notes is not None else None)
-    if as_json:
-        emit(result.to_dict())
-    else:
-        click.echo(f"{result.event_id} {result.position}")
+    render.recorded(memory(ctx).end_session(
+        agent, user, session=session_id, notes=read_text(notes) if notes is not None else None),
+        as_json)
 
 
 @cli.command()
 @click.argument("date", required=False)
-@click.option("--agent", "-a", help="Only this agent's own entries (and the --user pair's).")
-@click.option("--user", "-u", help="With --agent: also this pair's entries.")
+@agent_option(required=False, help="Only this agent's own entries (and the --user pair's).")
+@user_option(help="With --agent: also this pair's entries.")
 @json_option
 @click.pass_context
 @run
@@ -216,13 +195,14 @@ def log(ctx: click.Context, date: str | None, agent: str | None, user: str | Non
         kairos log 2026-11-02 --agent ada --user sam
     """
     if as_json:
-        emit(memory(ctx).log_entries(date, agent=agent, user=user))
+        render.emit(memory(ctx).log_entries(date, agent=agent, user=user))
     else:
         click.echo(memory(ctx).log(date, agent=agent, user=user), nl=False)
 
 
 @cli.command()
-@scope_options
+@agent_option()
+@user_option(help="User id (for USER.md and MEMORY.md).")
 @file_option(required=False)
 @json_option
 @click.pass_context
@@ -237,14 +217,9 @@ def history(ctx: click.Context, agent: str, user: str | None, file: str | None,
     """
     rows = memory(ctx).history(agent, user=user, file=file)
     if as_json:
-        emit(rows)
-        return
-    for r in rows:
-        text = (r["text"] or "").replace("\n", " ")
-        text = text if len(text) <= 60 else text[:59] + "…"
-        retracted = " [retracted]" if r["retracted_by"] else ""
-        click.echo(f"{r['position']:>6} {r['recorded_at']} {r['type']:<15} {r['file'] or '-':<9} "
-                   f"{r['actor'] or '-':<6} {r['event_id']}  {text}{retracted}")
+        render.emit(rows)
+    else:
+        render.history(rows)
 
 
 @cli.command()
@@ -267,20 +242,9 @@ def rebuild(ctx: click.Context, from_logs: bool, as_json: bool) -> None:
     """
     report = memory(ctx, recover=not from_logs).rebuild(from_logs=from_logs)
     if as_json:
-        emit(report.to_dict())
-        return
-    changed = report.changed
-    if from_logs:
-        # After a restore, files written anew are the expected outcome, not news.
-        click.echo(f"imported {report.imported} events from the logs")
-        changed = [c for c in changed if c["status"] != "missing"]
-    click.echo(f"rebuilt {report.files} files from {report.events} events")
-    for c in changed:
-        click.echo(f"{c['status']}: {c['file']} (was {c['was']}, now {c['now']})")
-    for m in report.logs_moved:
-        click.echo(f"damaged log moved aside: {m['file']} -> {m['moved_to']}")
-    for path in report.logs_written:
-        click.echo(f"log written from the store: {path}")
+        render.emit(report.to_dict())
+    else:
+        render.rebuilt(report, from_logs)
 
 
 @cli.command()
@@ -300,6 +264,7 @@ def verify(ctx: click.Context, checkpoint: str | None, public_key: str | None,
     Exits 1 and names the first bad entry (file, line, position) on any
     mismatch.  With --checkpoint, also proves (a Merkle consistency proof)
     that the current history extends the checkpoint, and checks its signature.
+    With --bundle, checks an export bundle alone: any change to it fails.
 
     \b
     Example:
@@ -308,41 +273,15 @@ def verify(ctx: click.Context, checkpoint: str | None, public_key: str | None,
         kairos verify --bundle ./bundle-ada-sam --public-key kairos.pub
     """
     if bundle is not None:
-        from kairos.audit import verify_bundle
-
         result = verify_bundle(bundle, public_key)
-        if as_json:
-            emit(result)
-        elif result["ok"]:
-            click.echo(f"ok: {result['events']} events, each in the checkpoint of "
-                       f"{result['checkpoint_size']} events"
-                       + (" (signature holds)" if result["signed"] else " (unsigned)"))
-        else:
-            click.echo(f"FAILED: {result['problems'][0]}")
-            for p in result["problems"][1:]:
-                click.echo(f"also: {p}")
-        if not result["ok"]:
-            ctx.exit(1)
-        return
+        render.bundle(result, as_json)
+        ctx.exit(0 if result["ok"] else 1)
     mem = memory(ctx, recover=False)
     report = mem.verify()
     check = mem.verify_checkpoint(checkpoint, public_key) if checkpoint else None
     ok = report.ok and (check is None or check.ok)
-    if as_json:
-        emit({**report.to_dict(), "ok": ok,
-              "checkpoint": check.to_dict() if check is not None else None})
-    else:
-        if report.ok:
-            click.echo(f"ok: {report.events} events in {report.streams} streams, "
-                       f"{report.log_files} log files")
-        else:
-            click.echo(f"FAILED: {report.problems[0]}")
-            for p in report.problems[1:]:
-                click.echo(f"also: {p}")
-        if check is not None:
-            click.echo(("ok: " if check.ok else "FAILED: checkpoint: ") + check.message)
-    if not ok:
-        ctx.exit(1)
+    render.verified(report, check, ok, as_json)
+    ctx.exit(0 if ok else 1)
 
 
 @cli.command()
@@ -362,11 +301,9 @@ def seal(ctx: click.Context, key: str | None, as_json: bool) -> None:
     """
     data = memory(ctx).seal(key)
     if as_json:
-        emit(data)
-        return
-    signed = "signed" if data.get("signature") else "unsigned"
-    click.echo(f"sealed {data['size']} events up to position {data['position']}, root "
-               f"{data['root']} ({signed}): {data['file']}")
+        render.emit(data)
+    else:
+        render.sealed(data)
 
 
 @cli.command()
@@ -379,9 +316,7 @@ def keygen(path: str) -> None:
     Example:
         kairos keygen /etc/kairos/signing.pem
     """
-    from kairos.checkpoints import keygen as make
-
-    click.echo(f"wrote {path} and {make(path)}")
+    click.echo(f"wrote {path} and {make_key(path)}")
 
 
 @cli.command("files")
@@ -397,11 +332,9 @@ def files_cmd(ctx: click.Context, as_json: bool) -> None:
     """
     rows = memory(ctx).files()
     if as_json:
-        emit(rows)
-        return
-    for r in rows:
-        scope = r["agent"] + (f"/{r['user']}" if r["user"] else "")
-        click.echo(f"{scope:<24} {r['file']:<10} {r['size']:>5}/{r['limit']}")
+        render.emit(rows)
+    else:
+        render.files(rows)
 
 
 from kairos.cli import agent as _agent  # noqa: E402  (modules that add commands to cli)

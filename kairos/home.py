@@ -11,22 +11,19 @@ Layout::
 A directory is a home when it has ``kairos.toml`` or a ``logs/`` folder (a
 home whose database was lost is still a home: ``rebuild --from-logs``
 restores it).  Writers of one home serialize on an exclusive ``flock`` of
-``.kairos.lock``, which the kernel releases when a process dies, so a crashed
-writer never blocks the next.
+``.kairos.lock`` (:mod:`kairos.engine.locks`), which the kernel releases when
+a process dies, so a crashed writer never blocks the next.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import tomllib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from kairos.domain.files import FILES, TOPIC, FileSpec
 from kairos.errors import BadInput, NotAHome
-from kairos.files import FILES, TOPIC
 
 CONFIG = "kairos.toml"
 DEFAULT_CONFIG = """\
@@ -101,6 +98,10 @@ class Settings:
     def timezone_of(self, user: str) -> str | None:
         found = self.users.get(user)
         return found.timezone if found else None
+
+    def limit_of(self, spec: FileSpec) -> int:
+        """A file's limit in this home: ``[limits]``, else its default."""
+        return self.limits.get(spec.name, spec.limit)
 
 
 def _user_settings(path: str, data: Any) -> dict[str, UserSettings]:
@@ -191,18 +192,6 @@ def store_url(home: str, db: str | None, settings: Settings) -> str:
     if "://" not in url:
         return "sqlite:///" + os.path.abspath(url)
     return url
-
-
-@contextmanager
-def writer_lock(home: str) -> Iterator[None]:
-    """Hold the home's writer lock (blocking) for the duration of the block."""
-    fd = os.open(os.path.join(home, ".kairos.lock"), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 def check_home(home: str) -> None:

@@ -1,136 +1,47 @@
 """The Kairos Python API: :class:`Memory`, one home's memory engine.
 
-Every method validates its input completely before it takes the writer lock,
-so bad input raises :class:`~kairos.errors.BadInput` and changes nothing.
-Reads come from the read model (never a replay of history); as-of reads fold
-the stream's events up to the moment asked for.
+``Memory`` opens the engine (the write path, :mod:`kairos.engine`) and
+composes the services once, each over the ports it needs
+(:mod:`kairos.ports`): ``dreams`` (:mod:`kairos.dream`), ``audit`` and
+``checkpoints`` (:mod:`kairos.audit`), ``contexts`` and search
+(:mod:`kairos.agent`).  Its own methods check their input completely, then
+run one command on the stream (get, command, save): bad input raises
+:class:`~kairos.errors.BadInput` and changes nothing, and the stream itself
+refuses a command that breaks one of its rules.  Reads come from the read
+model (never a replay of history); as-of reads fold the stream's events up
+to the moment asked for.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
-from dataclasses import asdict, dataclass
-from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any
 
 from kairos import clock
-from kairos.domain import ACTORS, MODES, SYSTEM_AGENT, MemoryStream, payload_of
-from kairos.engine import Engine
+from kairos.agent.context import Contexts
+from kairos.agent.search import Search
+from kairos.audit.checkpoints import CheckpointCheck, Checkpoints
+from kairos.audit.trace import Audit
+from kairos.domain.events import ACTORS, MODES, MemoryStream, payload_of
+from kairos.domain.files import FileSpec, check_scope, file_spec
+from kairos.domain.fold import fold, render, size
+from kairos.domain.hashing import format_time
+from kairos.domain.ids import check_id
+from kairos.domain.inputs import check_text, parse_day, parse_when
+from kairos.domain.kinds import EventType
+from kairos.domain.logformat import Entry, file_header, render_entry
+from kairos.domain.logformat import parse_day as parse_log_day
+from kairos.dream.service import Dreams
+from kairos.engine.engine import Engine
+from kairos.engine.locks import writer_lock
+from kairos.engine.rebuild import RebuildReport, rebuild
+from kairos.engine.verify import Report, verify
 from kairos.errors import BadInput, NotFound
-from kairos.files import FileSpec, check_scope, file_spec
-from kairos.hashing import format_time
-from kairos.home import (
-    CONFIG,
-    DEFAULT_CONFIG,
-    check_home,
-    load_settings,
-    resolve_home,
-    store_url,
-    writer_lock,
-)
-from kairos.ids import check_id
-from kairos.logformat import Entry, file_header, render_entry
-from kairos.logformat import parse_day as parse_log_day
-from kairos.projections.fold import fold, render, size, size_after_write
-from kairos.rebuild import RebuildReport, rebuild_projections, repair_logs, restore_store
-from kairos.store import Conflict
-from kairos.verify import Report, verify
+from kairos.home import CONFIG, DEFAULT_CONFIG, check_home, load_settings, resolve_home, store_url
+from kairos.ports import IndexRow, ReadResult, WriteResult
 
-if TYPE_CHECKING:
-    from kairos.dreams import Dreams
-
-RETRIES = 5  # optimistic-concurrency retries before a write gives up
-
-
-@dataclass(frozen=True)
-class WriteResult:
-    """What a write, retraction or session end recorded."""
-
-    event_id: str
-    position: int
-    type: str
-    agent: str
-    user: str | None
-    file: str | None
-    size: int | None = None
-    limit: int | None = None
-    over_limit: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class ReadResult:
-    """A memory file as read. ``content`` is None when the file does not exist;
-    ``size`` counts its characters but the final newline (what limits count)."""
-
-    agent: str
-    user: str | None
-    file: str
-    content: str | None
-    size: int
-    limit: int
-    hard_limit: bool
-    version: int | None = None
-    as_of: str | None = None
-
-    @property
-    def exists(self) -> bool:
-        return self.content is not None
-
-    @property
-    def over_limit(self) -> bool:
-        return self.size > self.limit
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "exists": self.exists, "over_limit": self.over_limit}
-
-
-def check_text(text: str | bytes, what: str = "text") -> str:
-    """Return the text as str, or raise :class:`BadInput` (empty, NUL, not UTF-8)."""
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError:
-            raise BadInput(f"{what} is not valid UTF-8") from None
-    if not isinstance(text, str):
-        raise BadInput(f"{what} must be a string")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise BadInput(f"{what} is not valid UTF-8 (it holds a lone surrogate)") from None
-    if "\x00" in text:
-        raise BadInput(f"{what} contains a NUL character")
-    if not text.strip():
-        raise BadInput(f"{what} is empty")
-    return text
-
-
-def parse_when(value: str | datetime) -> datetime:
-    """An ISO 8601 date or date-time; naive values are taken as UTC.
-
-    :raises BadInput: when the value does not parse.
-    """
-    if isinstance(value, datetime):
-        dt = value
-    else:
-        try:
-            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise BadInput(f"unparsable date {value!r}: use ISO 8601, e.g. 2026-11-02T09:00:00Z") from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC)
-
-
-def parse_day(value: str) -> str:
-    try:
-        return date.fromisoformat(value).isoformat()
-    except ValueError:
-        raise BadInput(f"unparsable date {value!r}: use YYYY-MM-DD") from None
+__all__ = ["Memory", "ReadResult", "WriteResult", "check_text", "parse_when"]
 
 
 class Memory:
@@ -142,26 +53,40 @@ class Memory:
     :param home: the home directory (default: ``KAIROS_HOME``, else the cwd).
     :param db: the store URL (default: ``KAIROS_DATABASE_URL``, the home's
         settings, else ``sqlite:///<home>/kairos.db``).
+    :param recover: repair and catch up on open (``verify`` opens without).
+    :param follow: bring the read side up in a background thread after each
+        write (False: reads, ``flush`` and ``close`` do it; writes do not).
     :raises NotAHome: when ``home`` is not a Kairos home.
     :raises StoreUnavailable: when the store cannot be reached.
     :raises Inconsistent: when logs and store disagree (see :meth:`rebuild`).
     """
 
-    def __init__(self, home: str | None = None, db: str | None = None, *, recover: bool = True):
+    def __init__(self, home: str | None = None, db: str | None = None, *,
+                 recover: bool = True, follow: bool = True):
         self.home = resolve_home(home)
         check_home(self.home)
         self.settings = load_settings(self.home)
         self.url = store_url(self.home, db, self.settings)
+        self.engine = self._open(recover, follow)
+        engine, store, index = self.engine, self.engine.store, self.engine.index
+        self.dreams = Dreams(engine, store, index, self.settings, engine.dream_lock)
+        self.contexts = Contexts(self)
+        self.audit = Audit(index, store, self, self.contexts, self.home)
+        self.checkpoints = Checkpoints(engine, store, self.home)
+        self._search = Search(index)
+
+    def _open(self, recover: bool, follow: bool) -> Engine:
         # Opening creates tables (the library's and the read model's) on first
         # use: under the writer lock, so processes opening at once do not race.
         with writer_lock(self.home):
-            self.engine = Engine(self.home, self.url)
+            engine = Engine(self.home, self.url, follow=follow)
             if recover:
                 try:
-                    self.engine.recover()
+                    engine.recover()
                 except BaseException:
-                    self.engine.close()
+                    engine.close()
                     raise
+        return engine
 
     @classmethod
     def init(cls, home: str | None = None, db: str | None = None) -> Memory:
@@ -186,24 +111,25 @@ class Memory:
 
         Writes return once the event is in the store and the logs; the read
         model (which every read brings up to date first) and the files follow
-        within moments, from a background thread.  Call
-        this when something is about to read the files themselves.  Returns
-        how many files were written.
+        within moments, from a background thread.  Call this when something
+        is about to read the files themselves.  Returns how many files were
+        written.
+        :raises ReadSideFailed: the background follower failed since the last read.
         """
-        self.engine.fresh()
-        return self.engine.files.flush()
+        return self.engine.flush()
 
     def __enter__(self) -> Memory:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_exc: object) -> None:
         self.close()
 
     # -- helpers -----------------------------------------------------------------
     def limit_of(self, spec: FileSpec) -> int:
-        return self.settings.limits.get(spec.name, spec.limit)
+        return self.settings.limit_of(spec)
 
-    def _scope(self, agent: str, user: str | None, file: str | None) -> FileSpec:
+    @staticmethod
+    def _scope(agent: str, user: str | None, file: str | None) -> FileSpec:
         check_id(agent, "agent")
         if user is not None:
             check_id(user, "user")
@@ -211,18 +137,12 @@ class Memory:
         check_scope(spec, user)
         return spec
 
-    def _commit(self, agent: str, user: str | None, command: Any) -> Any:
-        """Load the stream, run ``command(stream)``, save; retry on conflict."""
-        with writer_lock(self.home):
-            for _ in range(RETRIES):
-                stream = self.engine.stream(agent, user) or MemoryStream.open(agent, user, clock.now())
-                extra = command(stream)
-                try:
-                    recorded = self.engine.commit(stream)
-                except Conflict:
-                    continue
-                return recorded[-1], extra
-        raise BadInput(f"could not write to {agent}/{user}: too many concurrent writers")
+    @staticmethod
+    def _actor(actor: str, session: str | None) -> None:
+        if actor not in ACTORS:
+            raise BadInput(f"unknown actor {actor!r}: use one of {', '.join(ACTORS)}")
+        if session is not None:
+            check_id(session, "session")
 
     # -- commands ------------------------------------------------------------------
     def write(self, agent: str, file: str, text: str | bytes, *, user: str | None = None,
@@ -233,26 +153,16 @@ class Memory:
             text, a NUL, or a result over the file's hard limit.  Nothing is written.
         """
         spec = self._scope(agent, user, file)
-        text = check_text(text)
+        checked = check_text(text)
         if mode not in MODES:
             raise BadInput(f"unknown mode {mode!r}: use append or replace")
-        if actor not in ACTORS:
-            raise BadInput(f"unknown actor {actor!r}: use one of {', '.join(ACTORS)}")
-        if session is not None:
-            check_id(session, "session")
+        self._actor(actor, session)
         limit = self.limit_of(spec)
-
-        def command(stream: MemoryStream) -> int:
-            size = size_after_write(stream.files.get(spec.name, []), text, mode)
-            if spec.hard and size > limit:
-                raise BadInput(f"{spec.name} would be {size} chars, over its hard limit of "
-                               f"{limit}: nothing written")
-            stream.write(spec.name, text, mode, actor, session, clock.now())
-            return size
-
-        rec, size = self._commit(agent, user, command)
-        return WriteResult(rec.event.event_id, rec.position, "MemoryWritten", agent, user,
-                           spec.name, size, limit, size > limit)
+        rec, size_after = self.engine.execute(agent, user, lambda stream: stream.write(
+            spec.name, checked, mode, actor, session, clock.now(),
+            limit=limit if spec.hard else None))
+        return WriteResult(rec.event.event_id, rec.position, EventType.WRITTEN.value, agent, user,
+                           spec.name, size_after, limit, size_after > limit)
 
     def retract(self, agent: str, file: str, event_ids: list[str], *, reason: str,
                 user: str | None = None, actor: str = "user",
@@ -263,47 +173,28 @@ class Memory:
             is not a write, or was already retracted; or the reason is empty.
         """
         spec = self._scope(agent, user, file)
-        reason = check_text(reason, "reason")
+        checked = check_text(reason, "reason")
         if not event_ids:
             raise BadInput("name at least one event id to retract")
         if len(set(event_ids)) != len(event_ids):
             raise BadInput("an event id is named twice")
-        if actor not in ACTORS:
-            raise BadInput(f"unknown actor {actor!r}: use one of {', '.join(ACTORS)}")
-        if session is not None:
-            check_id(session, "session")
-        stream_id = str(MemoryStream.stream_id(agent, user))
-        for eid in event_ids:
-            row = self.engine.readmodel.event(eid)
-            if row is None or row["stream_id"] != stream_id:
-                raise BadInput(f"no event {eid} in {spec.name} of this scope")
-            if row["type"] != "MemoryWritten" or row["file"] != spec.name:
-                raise BadInput(f"event {eid} is not a write to {spec.name}")
-            if row["retracted_by"]:
-                raise BadInput(f"event {eid} was already retracted by {row['retracted_by']}")
-
-        def command(stream: MemoryStream) -> None:
-            stream.retract(spec.name, event_ids, reason, actor, session, clock.now())
-
-        rec, _ = self._commit(agent, user, command)
-        return WriteResult(rec.event.event_id, rec.position, "MemoryRetracted", agent, user, spec.name)
+        self._actor(actor, session)
+        rec, _ = self.engine.execute(agent, user, lambda stream: stream.retract(
+            spec.name, event_ids, checked, actor, session, clock.now(), self.engine.lookup))
+        return WriteResult(rec.event.event_id, rec.position, EventType.RETRACTED.value, agent,
+                           user, spec.name)
 
     def end_session(self, agent: str, user: str, *, session: str | None = None,
                     notes: str | bytes | None = None, actor: str = "system") -> WriteResult:
         """Record that a session of the pair ended (the nightly dream counts these)."""
         check_id(agent, "agent")
         check_id(user, "user")
-        if session is not None:
-            check_id(session, "session")
         checked = None if notes is None else check_text(notes, "notes")
-        if actor not in ACTORS:
-            raise BadInput(f"unknown actor {actor!r}: use one of {', '.join(ACTORS)}")
-
-        def command(stream: MemoryStream) -> None:
-            stream.end_session(session, actor, checked, clock.now())
-
-        rec, _ = self._commit(agent, user, command)
-        return WriteResult(rec.event.event_id, rec.position, "SessionEnded", agent, user, None)
+        self._actor(actor, session)
+        rec, _ = self.engine.execute(agent, user, lambda stream: stream.end_session(
+            session, actor, checked, clock.now()))
+        return WriteResult(rec.event.event_id, rec.position, EventType.SESSION_ENDED.value,
+                           agent, user, None)
 
     # -- queries ---------------------------------------------------------------------
     def read(self, agent: str, file: str, *, user: str | None = None,
@@ -331,37 +222,30 @@ class Memory:
         if version is not None:
             content = self.dreams.read_version(agent, user, spec.name, version)
         elif as_of is None and stream_version is None:
-            row = self.engine.readmodel.file(agent, user, spec.name)
+            row = self.engine.index.file(agent, user, spec.name)
             return ReadResult(agent, user, spec.name, row.content if row else None,
                               size(row.content if row else ""), limit, spec.hard,
                               row.version if row else None)
         else:
-            stream_id = MemoryStream.stream_id(agent, user)
             if as_of is not None:
                 shown = format_time(parse_when(as_of))
-                stream_version = self.engine.readmodel.stream_version_at(agent, user, shown)
-            events = (self.engine.store.stream(stream_id, upto_version=stream_version)
+                stream_version = self.engine.index.stream_version_at(agent, user, shown)
+            events = (self.engine.store.stream(MemoryStream.stream_id(agent, user),
+                                               upto_version=stream_version)
                       if stream_version else [])
             content = render(fold(events).get(spec.name)) or None
         return ReadResult(agent, user, spec.name, content, size(content or ""), limit,
                           spec.hard, version if version is not None else stream_version, shown)
 
-    @property
-    def dreams(self) -> Dreams:
-        """Dreams, review, versions and rollbacks of this home's pairs."""
-        from kairos.dreams import Dreams
-
-        return Dreams(self)
-
     def history(self, agent: str, *, user: str | None = None,
-                file: str | None = None) -> list[dict[str, Any]]:
+                file: str | None = None) -> list[IndexRow]:
         """The events of one scope (the agent's own stream, or one pair's), in order."""
         check_id(agent, "agent")
         if user is not None:
             check_id(user, "user")
         if file is not None:
             check_scope(file_spec(file), user)
-        return self.engine.readmodel.events(agent=agent, user=user, pair_only=True, file=file)
+        return self.engine.index.events(agent=agent, user=user, pair_only=True, file=file)
 
     def log(self, day: str | None = None, *, agent: str | None = None,
             user: str | None = None) -> str:
@@ -382,7 +266,7 @@ class Memory:
         """The same entries as :meth:`log`, as dicts (with their line in the file)."""
         day, text = self._day_text(day, agent, user)
         rel = self.engine.mirror.relpath(self.engine.mirror.path_for(day))
-        return [{"position": e.position, "type": type(e.event).__name__,
+        return [{"position": e.position, "type": e.event.kind.value,
                  "time": format_time(e.event.timestamp), "stream": str(e.event.originator_id),
                  "version": e.event.originator_version, "event_id": e.event.event_id,
                  **payload_of(e.event), "prev": e.event.prev, "hash": e.event.hash,
@@ -408,6 +292,30 @@ class Memory:
         return [e for e in parse_log_day(text, day)
                 if agent is None or (e.event.agent == agent and e.event.user in (None, user))]
 
+    def search(self, agent: str, query: str, *, user: str | None = None,
+               limit: int = 10) -> list[dict[str, Any]]:
+        """Search an agent's own files (and one pair's) and their history.
+
+        Matches every word of ``query`` (case-insensitive) anywhere in a line
+        of a current file, or in the text of an earlier event.  Each result
+        carries the ids of the events it comes from; current lines come first.
+        :raises BadInput: bad ids, or a query with no words.
+        """
+        return self._search.search(agent, query, user=user, limit=limit)
+
+    def files(self) -> list[dict[str, Any]]:
+        """Every existing memory file of the home with its size (no contents)."""
+        return [{"agent": r.agent, "user": r.user, "file": r.file, "size": size(r.content),
+                 "limit": self.limit_of(file_spec(r.file)), "updated_at": r.updated_at}
+                for r in self.engine.index.all_files()]
+
+    def event(self, event_id: str) -> IndexRow:
+        """One event of the index.  :raises NotFound: no such event."""
+        row = self.engine.index.event(event_id)
+        if row is None:
+            raise NotFound(f"no event {event_id}")
+        return row
+
     # -- operations ------------------------------------------------------------------
     def verify(self) -> Report:
         """Check every hash chain in the store and the logs, and that they agree.
@@ -425,59 +333,7 @@ class Memory:
             ``from_logs``; nothing is imported).
         :raises Inconsistent: store and logs hold different histories.
         """
-        report = RebuildReport()
-        with writer_lock(self.home):
-            if from_logs:
-                restore_store(self.engine, report)
-            self.engine.recover()
-            repair_logs(self.engine, report)
-            rebuild_projections(self.engine, report)
-        return report
-
-    def search(self, agent: str, query: str, *, user: str | None = None,
-               limit: int = 10) -> list[dict[str, Any]]:
-        """Search an agent's own files (and one pair's) and their history.
-
-        Matches every word of ``query`` (case-insensitive) anywhere in a line
-        of a current file, or in the text of an earlier event.  Each result
-        carries the ids of the events it comes from; current lines come first.
-        :raises BadInput: bad ids, or a query with no words.
-        """
-        check_id(agent, "agent")
-        if user is not None:
-            check_id(user, "user")
-        words = [w.lower() for w in re.findall(r"[\w']+", query or "")]
-        if not words:
-            raise BadInput("the query has no words to look for")
-
-        def matches(text: str | None) -> bool:
-            low = (text or "").lower()
-            return all(w in low for w in words)
-
-        results: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        for scope_user in ([None, user] if user is not None else [None]):
-            for row in self.engine.readmodel.files_of(agent, scope_user):
-                for seg in row.segments:
-                    sources = list(seg[2]) if len(seg) > 2 else [seg[0]]
-                    for line in seg[1].split("\n"):
-                        if matches(line):
-                            results.append({"where": "current", "file": row.file, "text": line,
-                                            "event_ids": sources})
-                            seen.update(sources)
-        scopes = [None] if user is None else [None, user]
-        history = [r for u in scopes
-                   for r in self.engine.readmodel.events(agent=agent, user=u, pair_only=True)
-                   if r["type"] in ("MemoryWritten", "SessionEnded") and matches(r["text"])
-                   and r["event_id"] not in seen]
-        history.sort(key=lambda r: r["position"], reverse=True)
-        for r in history:
-            text = r["text"]
-            results.append({"where": "history", "file": r["file"], "type": r["type"],
-                            "time": r["recorded_at"], "event_ids": [r["event_id"]],
-                            "text": text if len(text) <= 300 else text[:299] + "…",
-                            "retracted": bool(r["retracted_by"])})
-        return results[:limit]
+        return rebuild(self.engine, from_logs=from_logs)
 
     def seal(self, key: str | None = None) -> dict[str, Any]:
         """Record a checkpoint over every event so far, and write its file.
@@ -485,47 +341,8 @@ class Memory:
         ``key``: an Ed25519 private key (PEM) to sign it with (default:
         ``KAIROS_SIGNING_KEY``, else unsigned).  Returns the checkpoint.
         """
-        from kairos import checkpoints
+        return self.checkpoints.seal(key)
 
-        key = key or os.environ.get("KAIROS_SIGNING_KEY") or None
-        from kairos.merkle import root
-
-        hashes, positions = checkpoints.leaves(self.engine.store)
-        size, last, head = len(hashes), positions[-1] if positions else 0, root(hashes).hex()
-        body: dict[str, Any] = {"format": checkpoints.FORMAT, "size": size, "position": last,
-                                "root": head, "time": format_time(clock.now())}
-        signed = checkpoints.sign(body, key) if key else {}
-
-        def command(stream: MemoryStream) -> None:
-            stream.seal(size, last, head, signed.get("public_key"), clock.now())
-
-        rec, _ = self._commit(SYSTEM_AGENT, None, command)
-        data = {**body, **signed, "event_id": rec.event.event_id, "event_position": rec.position}
-        folder = os.path.join(self.home, "checkpoints")
-        os.makedirs(folder, exist_ok=True)
-        path = os.path.join(folder, f"checkpoint-{body['position']:06d}.json")
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, sort_keys=True)
-            f.write("\n")
-        data["file"] = os.path.relpath(path, self.home)
-        return data
-
-    def verify_checkpoint(self, path: str, public_key: str | None = None) -> Any:
+    def verify_checkpoint(self, path: str, public_key: str | None = None) -> CheckpointCheck:
         """Prove the current history extends the checkpoint in ``path``."""
-        from kairos import checkpoints
-
-        trusted = checkpoints.public_key_text(public_key) if public_key else None
-        return checkpoints.verify_checkpoint(self.engine.store,
-                                             checkpoints.read_checkpoint(path), trusted)
-
-    def files(self) -> list[dict[str, Any]]:
-        """Every existing memory file of the home with its size (no contents)."""
-        return [{"agent": r.agent, "user": r.user, "file": r.file, "size": size(r.content),
-                 "limit": self.limit_of(file_spec(r.file)), "updated_at": r.updated_at}
-                for r in self.engine.readmodel.all_files()]
-
-    def event(self, event_id: str) -> dict[str, Any]:
-        row = self.engine.readmodel.event(event_id)
-        if row is None:
-            raise NotFound(f"no event {event_id}")
-        return row
+        return self.checkpoints.verify(path, public_key)

@@ -1,2 +1,3 @@
-"""The read side of Kairos: pure folds from events to memory files, and the
-read models (current files, the event index) kept in step with the store."""
+"""The read side of Kairos (installed as ``kairos.projections``): the read
+models (current files, the event index) kept in step with the store, and the
+materialized files; it folds with :mod:`kairos.domain.fold`."""

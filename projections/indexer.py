@@ -1,134 +1,147 @@
-"""Writes the read models (``memory_index``, ``memory_files``, the position)
-through a DB-API cursor.
+"""Turns recorded events into read-model rows (``memory_index``,
+``memory_files``, the position), through a :class:`~readmodel.Writer`.
 
-Events reach the read model after their commit (see :mod:`kairos.engine`):
-each batch moves the position row from where it expects it, in the same
-transaction as its rows, so a batch is applied exactly once whichever
-process gets there first, and a crash never applies half of one.  A rebuild
-fills an empty read model in one streamed load (:meth:`Indexer.load`).
-Plain SQL, the same for SQLite and PostgreSQL but for the parameter marker;
-the tables are defined (and migrated) in :mod:`readmodel`.
+Events reach the read model after their commit (see
+:mod:`kairos.engine.engine`): each batch moves the position row from where
+it expects it, in the same transaction as its rows, so a batch is applied
+exactly once whichever process gets there first, and a crash never applies
+half of one.  A rebuild fills an empty read model in one streamed load
+(:meth:`Indexer.load`).  No SQL here: the statements are
+:mod:`readmodel`'s.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Protocol, cast
+from uuid import UUID
 
-from kairos.hashing import format_time
-from kairos.projections.fold import (
-    Files,
-    Segments,
-    apply_event,
-    apply_to_file,
-    render,
-    touched,
-)
+from kairos.domain.events import DomainEvent, DreamProposed
+from kairos.domain.fold import Files, Foldable, Segments, apply_event, apply_to_file, render, touched
+from kairos.domain.hashing import format_time
+from kairos.domain.kinds import EventType
 from kairos.projections.light import Light
-from kairos.projections.readmodel import text_of
+from kairos.projections.readmodel import IndexTuple, Writer
 
-SET_POSITION = "UPDATE memory_positions SET position = ? WHERE name = 'index'"
-# Moves the position only from where the caller expects it: no row comes
-# back when another writer or a restore got there first.
-MOVE_POSITION = (
-    "UPDATE memory_positions SET position = ? WHERE name = 'index' AND position = ? "
-    "RETURNING position"
-)
-INSERT_INDEX = (
-    "INSERT INTO memory_index (position, event_id, stream_id, version, type, agent_id, "
-    "user_id, file, actor, session_id, recorded_at, text, retracted_by, log_file, log_line, "
-    "ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)"
-)
-MARK_RETRACTED = "UPDATE memory_index SET retracted_by = ? WHERE event_id = ?"
-SELECT_SEGMENTS = (
-    "SELECT segments FROM memory_files WHERE agent_id = ? AND user_id = ? AND file = ?"
-)
-UPSERT_FILE = (
-    "INSERT INTO memory_files (agent_id, user_id, file, content, segments, version, position, "
-    "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (agent_id, user_id, file) DO UPDATE SET content = excluded.content, "
-    "segments = excluded.segments, version = excluded.version, position = excluded.position, "
-    "updated_at = excluded.updated_at"
-)
+Where = dict[int, tuple[str, int]]  # position -> (log file, line)
 
 
-def index_row(r: Any, where: dict[int, tuple[str, int]],
-              stream_ids: dict[int, str] | None = None) -> tuple[Any, ...]:
-    """The ``memory_index`` row of a recorded event (its time at index 10).
+class Applicable(Protocol):
+    """A recorded event, full or light (what a rebuild reads), with its position."""
+
+    @property
+    def position(self) -> int: ...
+
+    @property
+    def event(self) -> DomainEvent | Light: ...
+
+
+class _Retraction(Protocol):
+    event_id: str
+    retracts: list[str]
+
+
+class _Scoped(Protocol):
+    agent: str
+    user: str | None
+    originator_version: int
+
+
+# Read once: a member off the enum class costs more than the index row.
+RETRACTED, PROPOSED = EventType.RETRACTED, EventType.PROPOSED
+NAMES = {kind: kind.value for kind in EventType}
+# The event's own text in the index: what was written, or why.
+_TEXT = {EventType.WRITTEN: "text", EventType.RETRACTED: "reason",
+         EventType.SESSION_ENDED: "notes", EventType.REJECTED: "reason",
+         EventType.REFUSED: "reason", EventType.ROLLED_BACK: "reason"}
+
+
+def text_of(e: DomainEvent | Light) -> str | None:
+    kind = e.kind
+    attr = _TEXT.get(kind)
+    if attr is not None:
+        return cast(str | None, getattr(e, attr))
+    if kind is PROPOSED:
+        p = cast(DreamProposed, e)
+        return ", ".join(sorted(p.files)) + f" from events up to version {p.cutoff}"
+    return None
+
+
+def index_row(r: Applicable, where: Where, stream_ids: dict[int, str] | None = None
+              ) -> IndexTuple:
+    """The ``memory_index`` row of a recorded event (its time at index 10),
+    in :data:`readmodel.ROW_COLUMNS` order.
 
     ``stream_ids`` caches the text of stream ids across a bulk load.
     """
     e = r.event
     log_file, log_line = where.get(r.position, (None, None))
     if isinstance(e, Light):  # every field is there: no lookups that may fail
-        oid = e.originator_id
+        oid = cast(UUID, e.originator_id)
         sid = stream_ids.get(oid.int) if stream_ids is not None else None
         if sid is None:
             sid = str(oid)
             if stream_ids is not None:
                 stream_ids[oid.int] = sid
-        return (r.position, e.event_id, sid, e.originator_version, type(e).__name__,
+        return (r.position, e.event_id, sid, e.originator_version, NAMES[e.kind],
                 e.agent, e.user, e.file, e.actor, e.session, e.at, text_of(e), log_file,
                 log_line, None)
     return (r.position, e.event_id, str(e.originator_id), e.originator_version,
-            type(e).__name__, e.agent, e.user, getattr(e, "file", None),
+            NAMES[e.kind], e.agent, e.user, getattr(e, "file", None),
             getattr(e, "actor", None) or getattr(e, "reviewer", None),
             getattr(e, "session", None), format_time(e.timestamp), text_of(e), log_file,
             log_line, getattr(e, "dream_id", None))
 
 
 class Indexer:
-    """Applies recorded events to the read models through a raw cursor."""
+    """Applies recorded events to the read model."""
 
-    def __init__(self, paramstyle: str):
-        self.marker = "%s" if paramstyle in ("format", "pyformat") else "?"
-
-    def _sql(self, statement: str) -> str:
-        return statement if self.marker == "?" else statement.replace("?", "%s")
-
-    def _one(self, cursor: Any, statement: str, params: Sequence[Any] = ()) -> Any:
-        cursor.execute(self._sql(statement), params)
-        row = cursor.fetchone()
-        return None if row is None else (row[0] if isinstance(row, tuple) else
-                                         row[next(iter(row.keys()))])
-
-    def apply(self, cursor: Any, recorded: Sequence[Any], where: dict[int, tuple[str, int]],
+    def apply(self, writer: Writer, recorded: Sequence[Applicable], where: Where,
               *, expect: int) -> bool:
-        """Apply events (each with ``.position`` and ``.event``) that follow
-        position ``expect``.
+        """Apply events that follow position ``expect``.
 
         Returns False, applying nothing, when the read model is not at
         ``expect`` (another process got there first: its rows are the same).
         """
         if not recorded:
             return True
-        if self._one(cursor, MOVE_POSITION, (recorded[-1].position, expect)) is None:
+        if not writer.move_position(recorded[-1].position, expect):
             return False
-        rows: list[tuple[Any, ...]] = []
+        rows: list[IndexTuple] = []
         retracted: list[tuple[str, str]] = []
         state: dict[tuple[str, str, str], tuple[Files, int, int, str]] = {}
+        new: set[tuple[str, str, str]] = set()
         for r in recorded:
             e = r.event
             row = index_row(r, where)
             rows.append(row)
-            if row[4] == "MemoryRetracted":
-                retracted.extend((e.event_id, eid) for eid in e.retracts)
-            for name in touched(e):
-                key = (e.agent, e.user or "", name)
-                files = apply_event(state[key][0] if key in state else self._load(cursor, key), e)
-                state[key] = (files, e.originator_version, r.position, row[10])
-        cursor.executemany(self._sql(INSERT_INDEX), rows)
+            if e.kind is RETRACTED:
+                x = cast(_Retraction, e)
+                retracted.extend((x.event_id, eid) for eid in x.retracts)
+            scoped = cast(_Scoped, e)
+            for name in touched(cast(Foldable, e)):
+                key = (scoped.agent, scoped.user or "", name)
+                if key in state:
+                    files = state[key][0]
+                else:
+                    segments = writer.segments(*key)
+                    if segments is None:
+                        new.add(key)
+                    files = {} if segments is None else {name: segments}
+                files = apply_event(files, cast(Foldable, e))
+                state[key] = (files, scoped.originator_version, r.position, row[10])
+        writer.insert_index(rows)
         if retracted:
-            cursor.executemany(self._sql(MARK_RETRACTED), retracted)
+            writer.mark_retracted(retracted)
         for (agent, user, name), (files, version, position, at) in state.items():
             segments = files.get(name, [])
-            cursor.execute(self._sql(UPSERT_FILE), (agent, user, name, render(segments),
-                                                    json.dumps(segments), version, position, at))
+            writer.put_file((agent, user, name, render(segments), json.dumps(segments),
+                             version, position, at), new=(agent, user, name) in new)
         return True
 
-    def load(self, cursor: Any, recorded: Iterable[Any],
-             where: dict[int, tuple[str, int]]) -> tuple[int, int, list[tuple[str, str]]]:
+    def load(self, writer: Writer, recorded: Iterable[Applicable],
+             where: Where) -> tuple[int, int, list[tuple[str, str]]]:
         """Fill an empty read model from every event, in order (a rebuild).
 
         One streamed insert for the index, files folded in memory and written
@@ -141,33 +154,35 @@ class Indexer:
         stream_ids: dict[int, str] = {}
         last = count = 0
 
-        def rows() -> Iterator[tuple[Any, ...]]:
+        def rows() -> Iterator[IndexTuple]:
             nonlocal last, count
             for r in recorded:
                 e = r.event
                 row = index_row(r, where, stream_ids)
                 yield row
-                if row[4] == "MemoryRetracted":
-                    retracted.extend((e.event_id, eid) for eid in e.retracts)
-                for name in touched(e):
-                    key = (e.agent, e.user or "", name)
+                if e.kind is RETRACTED:
+                    x = cast(_Retraction, e)
+                    retracted.extend((x.event_id, eid) for eid in x.retracts)
+                scoped, folded = cast(_Scoped, e), cast(Foldable, e)
+                for name in touched(folded):
+                    key = (scoped.agent, scoped.user or "", name)
                     segments = state[key][0] if key in state else []
-                    state[key] = (apply_to_file(segments, e, name), e.originator_version,
-                                  r.position, row[10])
+                    state[key] = (apply_to_file(segments, folded, name),
+                                  scoped.originator_version, r.position, row[10])
                 last = r.position
                 count += 1
 
-        cursor.executemany(self._sql(INSERT_INDEX), rows())
-        cursor.executemany(self._sql(UPSERT_FILE), (
+        writer.load_index(rows())
+        writer.load_files(
             (agent, user, name, render(segments), json.dumps(segments), version, position, at)
-            for (agent, user, name), (segments, version, position, at) in state.items()))
-        cursor.execute(self._sql(SET_POSITION), (last,))
+            for (agent, user, name), (segments, version, position, at) in state.items())
+        writer.set_position(last)
         return count, last, retracted
 
-    def mark_retracted(self, cursor: Any, retracted: list[tuple[str, str]]) -> None:
-        if retracted:
-            cursor.executemany(self._sql(MARK_RETRACTED), retracted)
 
-    def _load(self, cursor: Any, key: tuple[str, str, str]) -> Files:
-        segments = self._one(cursor, SELECT_SEGMENTS, key)
-        return {} if segments is None else {key[2]: json.loads(segments)}
+def mark_retracted(writer: Writer, retracted: list[tuple[str, str]]) -> None:
+    if retracted:
+        writer.mark_retracted(retracted)
+
+
+__all__ = ["Applicable", "Indexer", "index_row", "mark_retracted", "text_of"]

@@ -5,19 +5,25 @@ event (its mapper decodes the stored JSON with a Python hook per object, then
 makes a frozen dataclass) is most of what reading costs, and the folds and
 the index need only the fields.  The common events are decoded instead
 straight from their stored JSON into :class:`Light` structs (msgspec, in C),
-one subclass per event type, named like the event class, because the folds
-dispatch on the class name.  ``tests/test_store.py`` checks that they give
-the same index rows and folds as the domain events, for every event type.
+one subclass per event type, each naming its :class:`EventType` in ``kind``
+as the domain classes do, so the folds and the index dispatch on both alike.
+``tests/test_store.py`` checks that they give the same index rows and folds
+as the domain events, for every event type.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import ClassVar
+from uuid import UUID
 
 import msgspec
 
+from kairos.domain.events import EVENT_TYPES
+from kairos.domain.kinds import EventType
+
 
 class Light(msgspec.Struct, kw_only=True):
+    kind: ClassVar[EventType]
     timestamp: dict[str, str]  # as the library transcodes it: {"_type_", "_data_"}
     agent: str
     user: str | None
@@ -31,29 +37,29 @@ class Light(msgspec.Struct, kw_only=True):
     reason: str | None = None
     notes: str | None = None
     # Not in the stored JSON: the library keeps them in columns of their own.
-    originator_id: Any = None
+    originator_id: UUID | None = None
     originator_version: int = 0
     at: str = ""  # the time as text (hashing.format_time)
 
 
 class StreamOpened(Light):
-    pass
+    kind: ClassVar[EventType] = EventType.OPENED
 
 
 class MemoryWritten(Light):
-    pass
+    kind: ClassVar[EventType] = EventType.WRITTEN
 
 
 class MemoryRetracted(Light):
-    pass
+    kind: ClassVar[EventType] = EventType.RETRACTED
 
 
 class SessionEnded(Light):
-    pass
+    kind: ClassVar[EventType] = EventType.SESSION_ENDED
 
 
 # A decoder for each light event, by the library's topic.
-DECODERS: dict[str, Any] = {
-    f"kairos.domain:MemoryStream.{cls.__name__}": msgspec.json.Decoder(cls)
+DECODERS: dict[str, msgspec.json.Decoder[Light]] = {
+    EVENT_TYPES[cls.kind].TOPIC: msgspec.json.Decoder(cls)
     for cls in (StreamOpened, MemoryWritten, MemoryRetracted, SessionEnded)
 }

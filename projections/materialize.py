@@ -16,14 +16,20 @@ writes what is missing from the read model.  ``Memory.close`` and
 
 from __future__ import annotations
 
-import fcntl
 import os
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Protocol
 
 POSITION = ".position"
+
+
+class ChangedFiles(Protocol):
+    """What the materializer reads of the read model."""
+
+    def changed_files(self, after: int) -> tuple[int, list[tuple[str, str | None, str, str]]]:
+        ...
 
 
 def file_path(home: str, agent: str, user: str | None, name: str) -> str:
@@ -83,13 +89,15 @@ class Materializer:
     position and every file changed after the files position, writes them,
     and moves the position: the newest text always lands last, whichever
     process writes it.  The engine's background thread
-    (:class:`kairos.follower.Follower`) flushes shortly after each write.
+    (:class:`kairos.engine.follower.Follower`) flushes shortly after each write.
     """
 
-    def __init__(self, home: str, readmodel: Any):
+    def __init__(self, home: str, readmodel: ChangedFiles,
+                 file_lock: Callable[[str], AbstractContextManager[bool]]):
         self.home = home
         self.root = os.path.join(home, "memory")
         self.readmodel = readmodel
+        self._file_lock = file_lock  # kairos.engine.locks.file_lock
         self._mutex = threading.Lock()
 
     # -- the files position ----------------------------------------------------
@@ -109,12 +117,8 @@ class Materializer:
         with every other process writing this home's files)."""
         with self._mutex:
             os.makedirs(self.root, exist_ok=True)
-            fd = os.open(os.path.join(self.root, ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+            with self._file_lock(os.path.join(self.root, ".lock")):
                 yield
-            finally:
-                os.close(fd)
 
     # -- writing -----------------------------------------------------------------
     def flush(self) -> int:

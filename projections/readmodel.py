@@ -11,18 +11,23 @@ Two tables answer every read without replaying history:
 ``memory_positions`` records the last position applied, in the same
 transaction as the rows, so a crash never applies an event twice or skips
 one.  The tables are derived: ``kairos rebuild`` drops and re-creates them.
-They are written by :mod:`indexer` (in the store's own transactions) and read
-here, through SQLAlchemy.
-Schema changes are named migrations, applied once, in order.
+This module is the one way into the database for the read side.  Every
+statement is a SQLAlchemy Core construct over the tables below, the same on
+SQLite and PostgreSQL.  Reads run them through SQLAlchemy connections.  The
+two hot writes — a batch the follower applies after each write, a rebuild's
+bulk load — run them on the DB-API cursor of a pooled connection
+(:class:`Writer`), each compiled once per dialect, positional on both:
+``benchmarks/bench_core.py`` measured SQLAlchemy's per-row parameter
+processing at a fifth of a rebuild.  Schema changes are named migrations,
+applied once, in order.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     BigInteger,
@@ -32,15 +37,22 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    Row,
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     event,
     func,
+    insert,
     select,
+    update,
 )
 from sqlalchemy import text as sql_text
+from sqlalchemy.sql.expression import Insert, Select, Update
+
+from kairos.ports import FileRow, IndexRow
 
 metadata = MetaData()
 
@@ -120,18 +132,6 @@ MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_wri
 READ_MODEL_TABLES = (files_table, index, positions, migrations_table)
 
 
-@dataclass(frozen=True)
-class FileRow:
-    agent: str
-    user: str | None
-    file: str
-    content: str
-    segments: list[list[str]]
-    version: int
-    position: int
-    updated_at: str
-
-
 def sqlalchemy_url(url: str) -> str:
     if url.startswith(("postgresql:", "postgres:")):
         return "postgresql+psycopg:" + url.split(":", 1)[1]
@@ -139,23 +139,134 @@ def sqlalchemy_url(url: str) -> str:
 
 
 def create_read_engine(url: str) -> Engine:
-    engine = create_engine(sqlalchemy_url(url), pool_size=2, max_overflow=2) if not url.startswith(
-        "sqlite") else create_engine(url)
-    if url.startswith("sqlite"):
-        @event.listens_for(engine, "connect")
-        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
-            cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA busy_timeout=30000")
-            # The read model is derived and tracked by position: it need not
-            # be fsynced on every commit (the event store is).
-            cur.execute("PRAGMA synchronous=NORMAL")
-            cur.close()
+    if not url.startswith("sqlite"):
+        # Positional parameters, as on SQLite: the writer's rows are tuples.
+        return create_engine(sqlalchemy_url(url), pool_size=2, max_overflow=2,
+                             paramstyle="format")
+    engine = create_engine(url)
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA busy_timeout=30000")
+        # The read model is derived and tracked by position: it need not
+        # be fsynced on every commit (the event store is).
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.close()
     return engine
 
 
+# The columns of an index row as the writer inserts them (retracted_by is
+# set later, by the retraction).
+ROW_COLUMNS = ("position", "event_id", "stream_id", "version", "type", "agent_id", "user_id",
+               "file", "actor", "session_id", "recorded_at", "text", "log_file", "log_line",
+               "ref")
+FILE_COLUMNS = ("agent_id", "user_id", "file", "content", "segments", "version", "position",
+                "updated_at")
+IndexTuple = tuple[Any, ...]
+FileTuple = tuple[str, str, str, str, str, int, int, str]
+# A statement compiled for the dialect: its text, its parameters in order,
+# and the values of the constants it holds (such as the position row's name).
+CompiledSQL = tuple[str, tuple[str, ...], dict[str, Any]]
+
+
+def _statements() -> dict[str, Insert | Update | Select[tuple[str]]]:
+    key = (files_table.c.agent_id == bindparam("k_agent")) & (
+        files_table.c.user_id == bindparam("k_user")) & (files_table.c.file == bindparam("k_file"))
+    at_index = positions.c.name == "index"
+    return {
+        "insert_index": insert(index).values({c: bindparam(c) for c in ROW_COLUMNS}),
+        "mark_retracted": update(index).where(index.c.event_id == bindparam("k_id"))
+        .values(retracted_by=bindparam("by")),
+        "move_position": update(positions).where(
+            at_index & (positions.c.position == bindparam("expect")))
+        .values(position=bindparam("to")),
+        "set_position": update(positions).where(at_index).values(position=bindparam("to")),
+        "segments": select(files_table.c.segments).where(key),
+        "insert_file": insert(files_table).values({c: bindparam(c) for c in FILE_COLUMNS}),
+        "update_file": update(files_table).where(key).values(
+            {c: bindparam(c) for c in FILE_COLUMNS[3:]}),
+    }
+
+
+STATEMENTS = _statements()
+# The bulk load's statements run on the DB-API cursor, compiled once per dialect.
+BULK = ("insert_index", "insert_file")
+
+
+class Writer:
+    """The read model's writes, in one transaction.
+
+    Every statement is one of :data:`STATEMENTS`.  They run through the
+    SQLAlchemy connection, but for the rebuild's bulk load (:meth:`load_index`,
+    :meth:`load_files`), which runs them compiled on the connection's DB-API
+    cursor: there SQLAlchemy's per-row parameter handling was half the time
+    (``benchmarks/bench_core.py``; a batch after a write is a few rows and its
+    cost is the commit).
+    """
+
+    def __init__(self, conn: Connection, bulk: dict[str, CompiledSQL]):
+        self.conn = conn
+        self.bulk = bulk
+
+    def move_position(self, to: int, expect: int) -> bool:
+        """Move the position from ``expect`` to ``to``; False when it was not
+        at ``expect`` (another process applied these events first)."""
+        moved = self.conn.execute(STATEMENTS["move_position"], {"to": to, "expect": expect})
+        return moved.rowcount == 1
+
+    def set_position(self, to: int) -> None:
+        self.conn.execute(STATEMENTS["set_position"], {"to": to})
+
+    def insert_index(self, rows: Sequence[IndexTuple]) -> None:
+        self.conn.execute(STATEMENTS["insert_index"],
+                          [dict(zip(ROW_COLUMNS, r, strict=True)) for r in rows])
+
+    def mark_retracted(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """``pairs``: (retraction id, retracted id)."""
+        self.conn.execute(STATEMENTS["mark_retracted"],
+                          [{"by": by, "k_id": eid} for by, eid in pairs])
+
+    def segments(self, agent: str, user: str, name: str) -> list[list[Any]] | None:
+        found = self.conn.execute(STATEMENTS["segments"], {
+            "k_agent": agent, "k_user": user, "k_file": name}).scalar()
+        return None if found is None else list(json.loads(found))
+
+    def put_file(self, row: FileTuple, *, new: bool) -> None:
+        values = dict(zip(FILE_COLUMNS, row, strict=True))
+        if new:
+            self.conn.execute(STATEMENTS["insert_file"], values)
+        else:
+            self.conn.execute(STATEMENTS["update_file"], {
+                **values, "k_agent": row[0], "k_user": row[1], "k_file": row[2]})
+
+    def _load(self, name: str, order: tuple[str, ...], rows: Iterable[tuple[Any, ...]]) -> None:
+        text, params, _ = self.bulk[name]
+        assert params == order
+        cursor = self.conn.connection.cursor()
+        try:  # the drivers take any iterable: rows stream from the store
+            cursor.executemany(text, cast(Sequence[Sequence[Any]], rows))
+        finally:
+            cursor.close()
+
+    def load_index(self, rows: Iterable[IndexTuple]) -> None:
+        """Insert many index rows at once (a rebuild), on the DB-API cursor."""
+        self._load("insert_index", ROW_COLUMNS, rows)
+
+    def load_files(self, rows: Iterable[FileTuple]) -> None:
+        self._load("insert_file", FILE_COLUMNS, rows)
+
+
 class ReadModel:
+    """The read model's tables: its schema, its reads and its writer."""
+
     def __init__(self, engine: Engine):
         self.engine = engine
+        self._bulk: dict[str, CompiledSQL] = {}
+        for name in BULK:
+            compiled = STATEMENTS[name].compile(dialect=engine.dialect)
+            self._bulk[name] = (str(compiled), tuple(compiled.positiontup or ()),
+                                dict(compiled.params))
 
     # -- schema ----------------------------------------------------------------
     def migrate(self) -> list[str]:
@@ -192,20 +303,26 @@ class ReadModel:
         self.engine.dispose()
 
     @contextmanager
-    def transaction(self) -> Iterator[Any]:
-        """A write transaction on the read model's own connection (a DB-API
-        cursor): it is derived and tracked by position, so on SQLite its
-        commits are not fsynced (``synchronous=NORMAL``)."""
-        conn = self.engine.raw_connection()
-        try:
-            cursor = conn.cursor()
-            yield cursor
+    def transaction(self) -> Iterator[Writer]:
+        """A write transaction on a connection of the read model's engine: it
+        is derived and tracked by position, so on SQLite its commits are not
+        fsynced (``synchronous=NORMAL``)."""
+        with self.engine.begin() as conn:
+            yield Writer(conn, self._bulk)
+
+    @contextmanager
+    def advisory_lock(self, key: int) -> Iterator[bool]:
+        """Try PostgreSQL's session advisory lock ``key`` on a connection of
+        this engine, held for the block; yield whether this session got it."""
+        with self.engine.connect() as conn:
+            got = bool(conn.scalar(select(func.pg_try_advisory_lock(key))))
             conn.commit()
-        except BaseException:
-            conn.rollback()
-            raise
-        finally:
-            conn.close()
+            try:
+                yield got
+            finally:
+                if got:
+                    conn.execute(select(func.pg_advisory_unlock(key)))
+                    conn.commit()
 
     # -- position --------------------------------------------------------------
     def position(self) -> int:
@@ -230,6 +347,11 @@ class ReadModel:
         return upto, [(r.agent_id, r.user_id or None, r.file, r.content) for r in rows]
 
     # -- reading -------------------------------------------------------------------
+    @staticmethod
+    def _file_row(r: Row[Any]) -> FileRow:
+        return FileRow(r.agent_id, r.user_id or None, r.file, r.content,
+                       json.loads(r.segments), r.version, r.position, r.updated_at)
+
     def file(self, agent: str, user: str | None, name: str) -> FileRow | None:
         with self.engine.connect() as conn:
             row = conn.execute(select(files_table).where(
@@ -237,8 +359,7 @@ class ReadModel:
                 & (files_table.c.file == name))).first()
         if row is None or not row.content:
             return None
-        return FileRow(row.agent_id, row.user_id or None, row.file, row.content,
-                       json.loads(row.segments), row.version, row.position, row.updated_at)
+        return self._file_row(row)
 
     def files_of(self, agent: str, user: str | None) -> list[FileRow]:
         """The existing files of an agent (``user`` None) or of one pair."""
@@ -246,29 +367,25 @@ class ReadModel:
             rows = conn.execute(select(files_table).where(
                 (files_table.c.agent_id == agent) & (files_table.c.user_id == (user or "")))
                 .order_by(files_table.c.file)).all()
-        return [FileRow(r.agent_id, r.user_id or None, r.file, r.content,
-                        json.loads(r.segments), r.version, r.position, r.updated_at)
-                for r in rows if r.content]
+        return [self._file_row(r) for r in rows if r.content]
 
     def all_files(self) -> list[FileRow]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(files_table).order_by(
                 files_table.c.agent_id, files_table.c.user_id, files_table.c.file)).all()
-        return [FileRow(r.agent_id, r.user_id or None, r.file, r.content,
-                        json.loads(r.segments), r.version, r.position, r.updated_at)
-                for r in rows if r.content]
+        return [self._file_row(r) for r in rows if r.content]
 
-    def event(self, event_id: str) -> dict[str, Any] | None:
+    def event(self, event_id: str) -> IndexRow | None:
         with self.engine.connect() as conn:
             row = conn.execute(select(index).where(index.c.event_id == event_id)).first()
-        return dict(row._mapping) if row is not None else None
+        return cast(IndexRow, dict(row._mapping)) if row is not None else None
 
     def events(self, *, agent: str | None = None, user: str | None = None,
                pair_only: bool = False, file: str | None = None,
                types: Iterable[str] | None = None, stream_id: str | None = None,
                until: str | None = None, since: str | None = None, actor: str | None = None,
                session: str | None = None, grep: str | None = None,
-               limit: int | None = None) -> list[dict[str, Any]]:
+               limit: int | None = None) -> list[IndexRow]:
         """Index rows in global order, filtered; ``pair_only`` with ``user=None``
         selects the agent's own stream (rows without a user).  ``since`` and
         ``until`` bound the recording time (inclusive); ``grep`` matches the
@@ -299,7 +416,7 @@ class ReadModel:
         if limit is not None:
             q = q.limit(limit)
         with self.engine.connect() as conn:
-            return [dict(r._mapping) for r in conn.execute(q)]
+            return [cast(IndexRow, dict(r._mapping)) for r in conn.execute(q)]
 
     def pairs(self) -> list[tuple[str, str]]:
         """Every agent+user pair with events, sorted."""
@@ -316,18 +433,3 @@ class ReadModel:
             value = conn.scalar(select(func.max(index.c.version)).where(
                 (index.c.agent_id == agent) & scope & (index.c.recorded_at <= until)))
         return int(value or 0)
-
-
-def text_of(e: Any) -> str | None:
-    kind = type(e).__name__
-    if kind == "MemoryWritten":
-        return e.text  # type: ignore[no-any-return]
-    if kind == "MemoryRetracted":
-        return e.reason  # type: ignore[no-any-return]
-    if kind == "SessionEnded":
-        return e.notes  # type: ignore[no-any-return]
-    if kind in ("DreamRejected", "VersionRolledBack", "DreamRefused"):
-        return e.reason  # type: ignore[no-any-return]
-    if kind == "DreamProposed":
-        return ", ".join(sorted(e.files)) + f" from events up to version {e.cutoff}"
-    return None

@@ -18,8 +18,18 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 INTRO = """# CLI reference
 
 Generated from `kairos --help` by `scripts/cli_reference.py`; a test fails
-when this file is stale.  Exit codes: 0 ok, 1 not found or verification
-failed, 2 bad input (nothing was written).
+when this file is stale.
+
+Exit codes, the same for every command (`tests/test_cli.py` checks them):
+
+- **0** ok;
+- **1** a check failed (verification, a checkpoint or a bundle, a dream's
+  guards) or an operation failed (the store unreachable, a distiller's answer
+  unusable, a pair's dream in `dream --all`);
+- **2** bad input or usage: an invalid or unknown option, id, file, date,
+  version or dream; nothing was written.
+
+Errors are one line on standard error, starting `Error: `.
 """
 
 

@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from kairos.context import STRATEGIES, assemble, compare
+from kairos.agent.context import STRATEGIES, assemble, compare
 from kairos.memory import Memory
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -75,7 +75,7 @@ def render() -> str:
 
 
 def update(text: str) -> str:
-    prompt = (ROOT / "kairos" / "distill" / "prompt.md").read_text().rstrip()
+    prompt = (ROOT / "kairos" / "dream" / "distill" / "prompt.md").read_text().rstrip()
     text = splice(text, "<!-- prompt:start -->", "<!-- prompt:end -->",
                   "\n```text\n" + prompt + "\n```\n")
     return splice(text, START, END, render())

@@ -28,7 +28,7 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads a real home or database from the environment."""
     monkeypatch.setenv("KAIROS_HOME", str(tmp_path / "no-home-here"))
     monkeypatch.delenv("KAIROS_DATABASE_URL", raising=False)
-    monkeypatch.delenv("KAIROS_TEST_CRASH_AFTER", raising=False)
+    monkeypatch.delenv("KAIROS_FAULT", raising=False)
 
 
 def _pg_database() -> Iterator[str]:

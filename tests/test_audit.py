@@ -112,14 +112,14 @@ def test_diff_between_versions_explains_the_change(mem: Memory, kairos: Kairos) 
     assert out.exit_code == 0
     assert "--- MEMORY.md version 0\n+++ MEMORY.md version 1\n" in out.stdout
     assert "-Sam likes tea.\n" in out.stdout and f"dream {dream_id}" in out.stdout
-    assert kairos("diff", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "0", "9").exit_code == 1
+    assert kairos("diff", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "0", "9").exit_code == 2
 
 
 def test_an_export_bundle_verifies_alone_and_fails_when_touched(
         mem: Memory, kairos: Kairos, tmp_path: Path) -> None:
     story(mem)
     assert kairos("keygen", str(tmp_path / "k.pem")).exit_code == 0
-    assert kairos("export", "-a", "ada", "-u", "sam", str(tmp_path / "none")).exit_code == 1
+    assert kairos("export", "-a", "ada", "-u", "sam", str(tmp_path / "none")).exit_code == 2
     assert kairos("seal", "--key", str(tmp_path / "k.pem")).exit_code == 0
     bundle = tmp_path / "bundle"
     out = kairos("export", "-a", "ada", "-u", "sam", str(bundle))
@@ -150,6 +150,57 @@ def test_bad_audit_filters_exit_2(kairos: Kairos, args: list[str]) -> None:
     assert out.exit_code == 2 and out.stderr.startswith("Error: ")
 
 
+TAMPERINGS = {
+    "a line that is not JSON": lambda lines: ["{not json", *lines[1:]],
+    "a missing field": lambda lines: [json.dumps({k: v for k, v in json.loads(lines[0]).items()
+                                                  if k != "hash"}), *lines[1:]],
+    "a field of the wrong type": lambda lines: [
+        json.dumps({**json.loads(lines[0]), "version": "one"}), *lines[1:]],
+    "a payload field missing": lambda lines: [
+        json.dumps({**json.loads(lines[0]), "payload": {}}), *lines[1:]],
+    "a payload field too many": lambda lines: [
+        json.dumps({**json.loads(lines[0]), "payload": {**json.loads(lines[0])["payload"],
+                                                        "extra": 1}}), *lines[1:]],
+    "a proof that is not hex": lambda lines: [
+        json.dumps({**json.loads(lines[0]), "inclusion": ["zz"]}), *lines[1:]],
+}
+
+
+@pytest.mark.parametrize("tamper", sorted(TAMPERINGS))
+def test_a_tampered_bundle_fails_verification_without_a_traceback(
+        mem: Memory, kairos: Kairos, tmp_path: Path, tamper: str) -> None:
+    story(mem)
+    assert kairos("seal").exit_code == 0
+    bundle = tmp_path / "bundle"
+    assert kairos("export", "-a", "ada", "-u", "sam", str(bundle)).exit_code == 0
+    events = bundle / "events.jsonl"
+    lines = events.read_text().splitlines()
+    events.write_text("\n".join(TAMPERINGS[tamper](lines)) + "\n")
+    from click.testing import CliRunner
+
+    from kairos.cli.main import cli
+
+    out = CliRunner().invoke(cli, ["verify", "--bundle", str(bundle)])
+    assert out.exit_code == 1, out.output
+    assert out.output.startswith("FAILED: events.jsonl:")
+    assert "Traceback" not in out.output
+
+
+def test_a_bundle_with_a_broken_checkpoint_fails_verification(
+        mem: Memory, kairos: Kairos, tmp_path: Path) -> None:
+    story(mem)
+    assert kairos("seal").exit_code == 0
+    bundle = tmp_path / "bundle"
+    assert kairos("export", "-a", "ada", "-u", "sam", str(bundle)).exit_code == 0
+    (bundle / "checkpoint.json").write_text("{broken")
+    from click.testing import CliRunner
+
+    from kairos.cli.main import cli
+
+    out = CliRunner().invoke(cli, ["verify", "--bundle", str(bundle)])
+    assert out.exit_code == 1 and out.output.startswith("FAILED: checkpoint.json: ")
+
+
 def test_trace_finds_a_line_a_dream_superseded(mem: Memory, kairos: Kairos) -> None:
     with freeze_time("2026-10-01T09:00:00Z"):
         old = mem.write("ada", "MEMORY.md", "Sam's dog is called Bruhno.", user="sam").event_id
@@ -172,4 +223,4 @@ def test_trace_finds_a_line_a_dream_superseded(mem: Memory, kairos: Kairos) -> N
     assert left["replaced_by"] == "Sam's dog is called Bruno, not Bruhno."
     assert rows[1]["sources"][0]["event_id"] == old
     missing = kairos("trace", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "--grep", "poodle")
-    assert missing.exit_code == 1 and "no line of MEMORY.md matches" in missing.output
+    assert missing.exit_code == 2 and "no line of MEMORY.md matches" in missing.output

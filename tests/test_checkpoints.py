@@ -11,7 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from kairos.domain import expected_hash
+from kairos.domain.events import expected_hash
 from kairos.memory import Memory
 from tests.conftest import Kairos
 
@@ -78,13 +78,13 @@ def test_an_honest_history_extends_its_checkpoint(mem: Memory, kairos: Kairos, s
                  str(tmp_path / "key.pem.pub"))
     assert out.exit_code == 0, out.output
     assert "the history (12 events) extends the checkpoint (7 events" in out.stdout
-    recorded = mem.engine.readmodel.events(types=["CheckpointSealed"])
+    recorded = mem.engine.index.events(types=["CheckpointSealed"])
     assert [(r["agent_id"], r["user_id"]) for r in recorded] == [("_system", None)]
 
 
 def test_an_old_event_rewritten_with_every_hash_recomputed_is_caught(
         mem: Memory, kairos: Kairos, sealed: Path, home: Path, db_url: str) -> None:
-    from kairos.domain import MemoryStream
+    from kairos.domain.events import MemoryStream
 
     events = mem.engine.store.stream(MemoryStream.stream_id("ada", "sam"))
     forged, prev = [], None

@@ -70,7 +70,7 @@ def test_log_prints_the_day(kairos: Kairos) -> None:
     assert [(e["position"], e["type"], e.get("text")) for e in entries] == [
         (1, "StreamOpened", None), (2, "MemoryWritten", "I am Ada.")]
     assert entries[1]["log_line"] == out.output.split("\n").index("## 000002 MemoryWritten") + 1
-    assert kairos("log", "1999-01-01").exit_code == 1
+    assert kairos("log", "1999-01-01").exit_code == 2  # not found: bad input
 
 
 BAD_INPUTS = [
@@ -157,3 +157,67 @@ def test_the_installed_command_runs_as_a_subprocess(home: Path, db_url: str) -> 
     read = subprocess.run([kairos_bin, "read", "-a", "ada", "-f", "SOUL.md"], env=env,
                           capture_output=True, text=True)
     assert read.stdout == "I am Ada.\n"
+
+
+# -- one exit-code rule: 2 bad input or usage, 1 a check or an operation failed -------
+EXIT_CODES = [
+    (["dream", "show", "00000000-0000-0000-0000-000000000000"], 2, "no dream"),
+    (["dream", "approve", "00000000-0000-0000-0000-000000000000", "--reviewer", "al"], 2,
+     "no dream"),
+    (["log", "1999-01-01"], 2, "no log for 1999-01-01"),
+    (["rollback", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "--to", "7", "--reason", "x"],
+     2, "no version 7"),
+    (["read", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "--version", "3"], 2,
+     "no version 3"),
+    (["read", "--no-such-option"], 2, "No such option"),
+    (["export", "-a", "ada", "-u", "sam", "bundle"], 2, "no checkpoint yet"),
+]
+
+
+@pytest.mark.parametrize("args,code,message", EXIT_CODES, ids=[m for *_, m in EXIT_CODES])
+def test_one_exit_code_rule_for_every_command(kairos: Kairos, args: list[str], code: int,
+                                              message: str) -> None:
+    kairos("write", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "existing fact")
+    out = kairos(*args)
+    assert (out.exit_code, message in out.stderr) == (code, True), out.output
+
+
+def test_a_failed_check_exits_1(kairos: Kairos, home: Path) -> None:
+    kairos("write", "-a", "ada", "-f", "SOUL.md", "I am Ada.")
+    day = next((home / "logs").rglob("*.md"))
+    day.write_text(day.read_text().replace("I am Ada.", "I am Eve."))
+    out = kairos("verify")
+    assert out.exit_code == 1 and out.output.startswith("FAILED: ")
+
+
+CLI = Path(__file__).resolve().parent.parent / "cli"
+
+
+def test_shared_options_are_declared_once() -> None:
+    """--agent, --user, --file and --json come from cli/options.py alone."""
+    for path in CLI.glob("*.py"):
+        if path.name == "options.py":
+            continue
+        text = path.read_text()
+        for option in ('"--agent"', '"--user"', '"--file"', '"--json"', '"--home"'):
+            assert option not in text, f"{path.name} declares {option} itself"
+
+
+def test_every_command_body_is_short() -> None:
+    """Parse, call, show: about 20 lines, the rendering in cli/render.py."""
+    import inspect
+
+    import click
+
+    from kairos.cli.main import cli
+
+    def commands(group: click.Group) -> list[click.Command]:
+        found: list[click.Command] = [group]
+        for cmd in group.commands.values():
+            found.extend(commands(cmd) if isinstance(cmd, click.Group) else [cmd])
+        return found
+
+    for cmd in commands(cli):
+        fn = inspect.unwrap(cmd.callback)  # type: ignore[arg-type]
+        lines = inspect.getsource(fn).split('"""')[-1].strip().splitlines()
+        assert len(lines) <= 20, f"kairos {cmd.name}: {len(lines)} lines"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from kairos.context import STRATEGIES, assemble, compare
+from kairos.agent.context import STRATEGIES, assemble, compare
+from kairos.agent.tools import MEMORY_TOOLS
 from kairos.memory import Memory
-from kairos.tools import MEMORY_TOOLS
 from tests.conftest import Kairos, store_rows
 
 HINT = "You have memory tools. Load USER.md (user profile) and MEMORY.md (long-term memory) when needed."

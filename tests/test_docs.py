@@ -48,7 +48,7 @@ def test_every_command_has_a_summary_and_an_example(path: list[str]) -> None:
 def test_the_dream_walkthrough_and_prompt_in_the_docs_are_current() -> None:
     demo = load_script("dream_demo")
     doc = (ROOT / "docs/dream.md").read_text()
-    assert (ROOT / "kairos/distill/prompt.md").read_text().rstrip() in doc
+    assert (ROOT / "kairos/dream/distill/prompt.md").read_text().rstrip() in doc
     assert demo.render() in doc, "docs/dream.md is stale: run python scripts/dream_demo.py"
 
 
@@ -62,3 +62,43 @@ def test_the_audit_guide_shows_current_output() -> None:
     doc = load_script("audit_doc")
     text = (ROOT / "docs/audit.md").read_text()
     assert doc.render(text) == text, "docs/audit.md is stale: run python scripts/audit_doc.py"
+
+
+def test_the_module_map_and_the_event_tables_are_current() -> None:
+    doc = load_script("architecture_doc")
+    for path, update in ((ROOT / "docs/architecture.md", doc.update_architecture),
+                         (ROOT / "docs/log-format.md", doc.update_log_format)):
+        text = path.read_text()
+        assert update(text) == text, f"{path.name} is stale: run python scripts/architecture_doc.py"
+
+
+def test_every_event_type_is_in_the_log_format_spec() -> None:
+    from kairos.domain.events import EVENT_TYPES
+
+    text = (ROOT / "docs/log-format.md").read_text()
+    assert len(EVENT_TYPES) == 10
+    for kind in EVENT_TYPES:
+        assert f"| `{kind.value}` |" in text
+
+
+def test_every_function_the_walk_throughs_name_exists() -> None:
+    import importlib
+    import re
+
+    text = (ROOT / "docs/architecture.md").read_text()
+    walk = text[text.index("## Walk-throughs"):text.index("## The fold")]
+    names = re.findall(r"`(kairos\.[\w.]+)`", walk)
+    assert len(names) > 20
+    for name in names:
+        parts = name.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for attr in parts[cut:]:
+                assert hasattr(obj, attr), f"{name}: no {attr}"
+                obj = getattr(obj, attr)
+            break
+        else:
+            raise AssertionError(f"{name}: no such module")

@@ -12,12 +12,11 @@ from typing import Any
 import pytest
 from freezegun import freeze_time
 
-from kairos.distill.base import Context, Draft
-from kairos.distill.guards import GuardFailed
+from kairos.dream.distill.base import Context, Draft
+from kairos.dream.distill.guards import GuardFailed
+from kairos.dream.runner import run as run_dreams
 from kairos.errors import BadInput
 from kairos.memory import Memory
-from kairos.runner import dream_lock
-from kairos.runner import run as run_dreams
 from tests.conftest import Kairos, store_rows
 
 
@@ -393,7 +392,7 @@ def test_one_pairs_failure_does_not_stop_the_others(mem: Memory) -> None:
         sources = [s for ln in c.files["MEMORY.md"] for s in ln.sources]
         return Draft(files={"MEMORY.md": [(line.text, sources)]})
 
-    summary = run_dreams(mem, distiller=Scripted(make), force=True)
+    summary = run_dreams(mem.dreams, distiller=Scripted(make), force=True)
     assert [e["user"] for e in summary.proposed] == ["amy", "cid"]
     assert summary.failed == [{"agent": "ada", "user": "bob", "error": "bob's draft is broken",
                                "tokens": 0, "cost": 0.0}]
@@ -402,7 +401,7 @@ def test_one_pairs_failure_does_not_stop_the_others(mem: Memory) -> None:
 
 def test_a_second_runner_says_so_and_succeeds(mem: Memory, kairos: Kairos) -> None:
     mem.write("ada", "MEMORY.md", "Likes tea.", user="sam")
-    with dream_lock(mem) as got:
+    with mem.dreams.exclusive_run() as got:
         assert got
         out = kairos("dream", "--all")
         assert out.exit_code == 0 and "a dream run is in progress" in out.stdout
@@ -414,7 +413,7 @@ def test_a_crash_mid_dream_publishes_nothing(mem: Memory, home: Path, db_url: st
     mem.write("ada", "MEMORY.md", "Likes tea.", user="sam")
     before = store_rows(mem)
     env = {**os.environ, "KAIROS_HOME": str(home), "KAIROS_DATABASE_URL": db_url,
-           "KAIROS_TEST_CRASH_IN_DREAM": "1"}
+           "KAIROS_FAULT": "before-dream-record"}
     died = subprocess.run([sys.executable, "-m", "kairos.cli", "dream", "--agent", "ada",
                            "--user", "sam", "--force"], env=env, capture_output=True)
     assert died.returncode == 70

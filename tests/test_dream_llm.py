@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from freezegun import freeze_time
 
-from kairos.distill.base import DistillerFailed
-from kairos.distill.guards import GuardFailed
-from kairos.distill.llm import LLMDistiller, prompt_text
+from kairos.dream.distill.base import DistillerFailed
+from kairos.dream.distill.guards import GuardFailed
+from kairos.dream.distill.llm import LLMDistiller, prompt_text
 from kairos.memory import Memory
 from tests.conftest import Kairos, store_rows
 from tests.llm_server import LLMServer, completion
@@ -108,7 +108,7 @@ def test_a_bad_answer_fails_the_dream_and_writes_nothing(mem: Memory, server: LL
 
 def refusals(mem: Memory, user: str) -> list[Any]:
     """The DreamRefused events of a pair, as recorded."""
-    from kairos.domain import MemoryStream
+    from kairos.domain.events import MemoryStream
 
     events = mem.engine.store.stream(MemoryStream.stream_id("ada", user))
     return [e for e in events if type(e).__name__ == "DreamRefused"]

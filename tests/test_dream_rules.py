@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from kairos.distill import facts, faithful, slots, when
-from kairos.distill.derive import Settings, Unit, derive
+from kairos.dream.distill import facts, faithful, slots, when
+from kairos.dream.distill.derive import Settings, Unit, derive
 
 DATA = Path(__file__).resolve().parent / "data" / "dream"
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kairos.domain import MemoryStream
-from kairos.logformat import LogFormatError, parse_day, parse_entries, render_entry
+from kairos.domain.events import MemoryStream
+from kairos.domain.logformat import LogFormatError, parse_day, parse_entries, render_entry
 
 NOW = datetime(2026, 11, 2, 9, 15, 3, 123456, tzinfo=UTC)
 
@@ -18,7 +18,9 @@ def events_for(texts: list[str], reason: str = "wrong") -> list:
     s = MemoryStream.open("ada", "sam", NOW)
     for t in texts:
         s.write("MEMORY.md", t, "append", "user", "s-1", NOW)
-    s.retract("MEMORY.md", [s.files["MEMORY.md"][0][0]] if texts else [], reason, "user", None, NOW)
+    by_id = {e.event_id: e for e in s.pending_events}
+    s.retract("MEMORY.md", [s.files["MEMORY.md"][0][0]] if texts else [], reason, "user", None,
+              NOW, by_id.get)
     s.end_session("s-1", "system", "notes\nwith lines", NOW)
     return s.collect_events()
 

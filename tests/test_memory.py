@@ -156,7 +156,7 @@ def test_a_long_stream_loads_without_replaying_everything(mem: Memory) -> None:
         mem.write("ada", "MEMORY.md", f"fact {i}", user="sam", mode="replace")
     snapshots = mem.engine.store.app.snapshots
     assert snapshots is not None
-    from kairos.domain import MemoryStream
+    from kairos.domain.events import MemoryStream
 
     assert list(snapshots.get(MemoryStream.stream_id("ada", "sam"), desc=True, limit=1))[0] \
         .originator_version == 400

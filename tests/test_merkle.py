@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from kairos.merkle import (
+from kairos.domain.merkle import (
     consistency_proof,
     inclusion_proof,
     leaf_hash,

@@ -8,6 +8,8 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from kairos.memory import Memory
 
 
@@ -22,18 +24,18 @@ def wait_for(check, seconds: float = 10.0) -> bool:  # type: ignore[no-untyped-d
 
 def test_another_process_reads_a_write_the_moment_it_returns(mem: Memory, home: Path,
                                                              db_url: str) -> None:
+    writer = Memory(str(home), db_url, follow=False)  # no follower to help
     other = Memory(str(home), db_url)
     try:
-        mem.engine.follower.stop()  # the writer's own follower must not help
-        mem.engine.follower.notify = lambda: None  # type: ignore[method-assign]
-        w = mem.write("ada", "MEMORY.md", "Sam lives in Oslo", user="sam")
-        assert mem.engine._readmodel.position() < w.position  # not applied by the writer
+        w = writer.write("ada", "MEMORY.md", "Sam lives in Oslo", user="sam")
+        assert writer.engine.readmodel.position() < w.position  # not applied by the writer
         assert other.read("ada", "MEMORY.md", user="sam").content == "Sam lives in Oslo\n"
         row = other.event(w.event_id)
         assert row is not None and row["log_file"] and row["log_line"]
         assert [h["event_id"] for h in other.history("ada", user="sam")][-1] == w.event_id
     finally:
         other.close()
+        writer.close()
 
 
 def test_files_follow_a_write_without_a_flush(mem: Memory, home: Path) -> None:
@@ -63,9 +65,9 @@ def test_lost_files_are_written_again_on_open(mem: Memory, home: Path, db_url: s
     assert (home / "memory/ada/users/sam/USER.md").read_text() == "Name: Sam\n"
 
 
-def test_the_files_position_names_what_is_on_disk(mem: Memory, home: Path) -> None:
-    mem.engine.follower.stop()
-    mem.engine.follower.notify = lambda: None  # type: ignore[method-assign]
+def test_the_files_position_names_what_is_on_disk(home: Path, db_url: str) -> None:
+    Memory.init(str(home), db_url).close()
+    mem = Memory(str(home), db_url, follow=False)
     first = mem.write("ada", "SOUL.md", "I am Ada.")
     assert mem.flush() == 1
     assert mem.engine.files.position() == first.position
@@ -75,6 +77,7 @@ def test_the_files_position_names_what_is_on_disk(mem: Memory, home: Path) -> No
     assert mem.flush() == 1  # only what changed after the position
     assert mem.engine.files.position() == second.position
     assert mem.flush() == 0
+    mem.close()
 
 
 def test_entries_are_located_alike_one_by_one_and_in_one_pass(mem: Memory) -> None:
@@ -111,20 +114,19 @@ def test_a_reader_sees_a_write_another_process_made_in_a_new_day_file(
 
 def test_a_read_finishes_what_another_process_applied_half_of(mem: Memory, home: Path,
                                                               db_url: str) -> None:
+    writer = Memory(str(home), db_url, follow=False)
     reader, rival = Memory(str(home), db_url), Memory(str(home), db_url)
     try:
-        mem.engine.follower.stop()
-        mem.engine.follower.notify = lambda: None  # type: ignore[method-assign]
         for i in range(3):
-            mem.write("ada", "MEMORY.md", f"fact {i}", user="sam")
+            writer.write("ada", "MEMORY.md", f"fact {i}", user="sam")
         real = reader.engine.indexer.apply
         raced: list[int] = []
 
-        def racing(cursor, batch, where, *, expect):  # type: ignore[no-untyped-def]
+        def racing(out, batch, where, *, expect):  # type: ignore[no-untyped-def]
             if not raced:  # the rival applies the first event just before the reader
                 raced.append(batch[0].position)
                 rival.engine._apply([[batch[0]]], dict(where), expect)
-            return real(cursor, batch, where, expect=expect)
+            return real(out, batch, where, expect=expect)
 
         reader.engine.indexer.apply = racing  # type: ignore[method-assign]
         assert reader.read("ada", "MEMORY.md", user="sam").content == "fact 0\nfact 1\nfact 2\n"
@@ -134,3 +136,57 @@ def test_a_read_finishes_what_another_process_applied_half_of(mem: Memory, home:
     finally:
         reader.close()
         rival.close()
+        writer.close()
+
+
+def test_a_stopped_follower_does_not_restart_and_a_closed_memory_refuses_writes(
+        mem: Memory) -> None:
+    from kairos.errors import FollowerStopped, MemoryClosed
+
+    mem.write("ada", "SOUL.md", "I am Ada.")
+    follower = mem.engine.follower
+    assert follower is not None
+    follower.stop()
+    with pytest.raises(FollowerStopped):
+        follower.notify()
+    mem.close()
+    with pytest.raises(MemoryClosed, match="closed"):
+        mem.write("ada", "SOUL.md", "I am Ada, still.", mode="replace")
+
+
+def test_without_a_follower_reads_and_flush_bring_the_read_side_up(home: Path,
+                                                                   db_url: str) -> None:
+    Memory.init(str(home), db_url).close()
+    with Memory(str(home), db_url, follow=False) as mem:
+        assert mem.engine.follower is None
+        w = mem.write("ada", "SOUL.md", "I am Ada.")
+        assert mem.engine.readmodel.position() < w.position
+        assert mem.read("ada", "SOUL.md").content == "I am Ada.\n"
+        assert not (home / "memory/ada/SOUL.md").exists()
+        assert mem.flush() == 1
+    assert (home / "memory/ada/SOUL.md").read_text() == "I am Ada.\n"
+
+
+def test_a_failure_in_the_follower_is_raised_at_the_next_read_not_swallowed(
+        mem: Memory, home: Path) -> None:
+    from kairos.errors import ReadSideFailed
+
+    mem.write("ada", "SOUL.md", "I am Ada.")
+    mem.flush()
+    shutil.rmtree(home / "memory/ada")
+    (home / "memory/ada").write_text("a file where a folder should be")
+    mem.write("ada", "SOUL.md", "I am Ada, still.", mode="replace")
+    failures: list[str] = []
+
+    def failed() -> bool:
+        try:
+            mem.read("ada", "ABOUT.md")
+        except ReadSideFailed as e:
+            failures.append(str(e))
+        return bool(failures)
+
+    assert wait_for(failed)
+    assert failures[0].startswith("the read side failed in the background: ")
+    assert mem.read("ada", "SOUL.md").content == "I am Ada, still.\n"  # raised once
+    (home / "memory/ada").unlink()
+    assert mem.flush() == 1

@@ -21,7 +21,7 @@ def kairos_process(home: Path, db_url: str, *args: str, crash: str | None = None
                    ) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "KAIROS_HOME": str(home), "KAIROS_DATABASE_URL": db_url}
     if crash:
-        env["KAIROS_TEST_CRASH_AFTER"] = crash
+        env["KAIROS_FAULT"] = crash
     return subprocess.run([sys.executable, "-m", "kairos.cli", *args], env=env,
                           capture_output=True, text=True)
 
@@ -49,7 +49,7 @@ def fill(mem: Memory) -> None:
     mem.flush()
 
 
-@pytest.mark.parametrize("crash", ["store", "log"])
+@pytest.mark.parametrize("crash", ["after-store-commit", "after-log-append"])
 def test_a_crash_after_the_store_commit_is_completed_once_on_next_open(
         mem: Memory, home: Path, db_url: str, crash: str) -> None:
     mem.write("ada", "MEMORY.md", "before the crash", user="sam")
@@ -57,11 +57,11 @@ def test_a_crash_after_the_store_commit_is_completed_once_on_next_open(
     died = kairos_process(home, db_url, "write", "-a", "ada", "-u", "sam", "-f", "MEMORY.md",
                           "committed then crashed", crash=crash)
     assert died.returncode == 70
-    # Died after the commit ("store") or after the log append ("log"): either
+    # Died after the commit or after the log append: either
     # way before the materialized file was written.
     target = home / "memory/ada/users/sam/MEMORY.md"
     assert target.read_text() == "before the crash\n"
-    assert log_text(home).count("committed then crashed") == (crash == "log")
+    assert log_text(home).count("committed then crashed") == (crash == "after-log-append")
     after = kairos_process(home, db_url, "read", "-a", "ada", "-u", "sam", "-f", "MEMORY.md")
     assert after.stdout == "before the crash\ncommitted then crashed\n"
     assert target.read_text() == after.stdout
@@ -213,17 +213,17 @@ def test_rebuild_is_byte_identical_to_the_incremental_projections(mem: Memory,
                                                                   home: Path) -> None:
     fill(mem)
     files = projections(home)
-    rows = mem.engine.readmodel.all_files()
+    rows = mem.engine.index.all_files()
     report = mem.rebuild()
     assert report.changed == [] and projections(home) == files
-    assert mem.engine.readmodel.all_files() == rows
+    assert mem.engine.index.all_files() == rows
 
 
 def test_a_writer_open_through_another_process_crash_writes_in_order(
         mem: Memory, home: Path, db_url: str) -> None:
     mem.write("ada", "MEMORY.md", "before the crash", user="sam")  # the stream is cached
     died = kairos_process(home, db_url, "write", "-a", "ada", "-u", "sam", "-f", "MEMORY.md",
-                          "committed then crashed", crash="store")
+                          "committed then crashed", crash="after-store-commit")
     assert died.returncode == 70
     # The logs end where this process left them, so it trusts its cache: the
     # save conflicts on the version the dead process took, and the retry wins.

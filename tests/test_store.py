@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from freezegun import freeze_time
 
+from kairos.domain.fold import apply_event, touched
 from kairos.memory import Memory
-from kairos.projections.fold import apply_event, touched
 from kairos.projections.indexer import index_row
 from kairos.projections.light import DECODERS, Light
 
@@ -50,9 +50,9 @@ def test_the_bulk_read_gives_what_the_ordinary_read_gives(mem: Memory) -> None:
 def test_a_rebuild_after_every_kind_of_event_changes_nothing(mem: Memory) -> None:
     every_kind_of_event(mem)
     mem.flush()
-    rows = mem.engine.readmodel.events()
-    files = mem.engine.readmodel.all_files()
+    rows = mem.engine.index.events()
+    files = mem.engine.index.all_files()
     report = mem.rebuild()
     assert report.changed == []
-    assert mem.engine.readmodel.events() == rows
-    assert mem.engine.readmodel.all_files() == files
+    assert mem.engine.index.events() == rows
+    assert mem.engine.index.all_files() == files

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from kairos.agent.tools import ToolExecutor
 from kairos.memory import Memory
-from kairos.tools import ToolExecutor
 from tests.conftest import store_rows
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from kairos.context import assemble
-from kairos.tools import ToolExecutor
+from kairos.agent.context import assemble
+from kairos.agent.tools import ToolExecutor
 
 
 def run_turn(memory: Any, agent: str, user: str, message: str, *, model: str,

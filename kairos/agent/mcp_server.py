@@ -1,0 +1,51 @@
+"""The memory tools over MCP (stdio), with the official ``mcp`` SDK.
+
+``kairos mcp --agent A --user U`` serves memory_read, memory_write,
+memory_search and memory_retract to any MCP client (a coding assistant, a
+desktop app).  The scope is fixed when the server starts: every call goes
+through :class:`~kairos.agent.tools.ToolExecutor` for that agent and user, so no
+argument can reach another pair.  A refused call is an MCP tool error
+(``isError``), with the reason as its text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kairos.agent.tools import MEMORY_TOOLS, ToolExecutor
+
+
+def build_server(executor: ToolExecutor) -> Any:
+    import mcp.types as types
+    from mcp.server.lowlevel import Server
+
+    tools = [types.Tool(name=t["function"]["name"], description=t["function"]["description"],
+                        input_schema=t["function"]["parameters"]) for t in MEMORY_TOOLS]
+
+    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        result = executor.run(params.name, params.arguments or {})
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))],
+            structured_content=result, is_error="error" in result)
+
+    return Server("kairos", version="0.1.0",
+                  instructions="Memory tools of one agent and one user, backed by Kairos.",
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def serve(executor: ToolExecutor) -> None:
+    """Serve over stdin/stdout until the client disconnects."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(executor)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)

@@ -1,8 +1,0 @@
-"""Distillers: turn a pair's current files and recent events into a proposal.
-
-A distiller gets a :class:`~kairos.distill.base.Context` (what the dream
-sees) and returns a :class:`~kairos.distill.base.Draft` (new lines per file,
-each citing event ids, the lines it dropped and why, and a report of the
-four phases).  It does no I/O on the home: the dream service loads the
-context and checks the draft against the guards before anything is written.
-"""

@@ -1,0 +1,61 @@
+"""Checks of what callers pass in, before anything is written: text and dates.
+
+Pure functions: each returns the value in its one accepted form, or raises
+:class:`~kairos.errors.BadInput` saying what is wrong.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+from kairos.domain.hashing import format_time
+from kairos.errors import BadInput
+
+
+def check_text(text: str | bytes, what: str = "text") -> str:
+    """Return the text as str, or raise :class:`BadInput` (empty, NUL, not UTF-8)."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput(f"{what} is not valid UTF-8") from None
+    if not isinstance(text, str):
+        raise BadInput(f"{what} must be a string")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput(f"{what} is not valid UTF-8 (it holds a lone surrogate)") from None
+    if "\x00" in text:
+        raise BadInput(f"{what} contains a NUL character")
+    if not text.strip():
+        raise BadInput(f"{what} is empty")
+    return text
+
+
+def parse_when(value: str | datetime) -> datetime:
+    """An ISO 8601 date or date-time; naive values are taken as UTC.
+
+    :raises BadInput: when the value does not parse.
+    """
+    if isinstance(value, datetime):
+        dt = value
+    else:
+        try:
+            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise BadInput(f"unparsable date {value!r}: use ISO 8601, e.g. 2026-11-02T09:00:00Z") from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC)
+
+
+def parse_day(value: str) -> str:
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise BadInput(f"unparsable date {value!r}: use YYYY-MM-DD") from None
+
+
+def when_text(value: str | datetime | None) -> str | None:
+    """:func:`parse_when` as the index stores times (None stays None)."""
+    return None if value is None else format_time(parse_when(value))

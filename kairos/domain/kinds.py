@@ -1,0 +1,25 @@
+"""The kinds of event, in a module of their own so that the folds and the
+event classes can both dispatch on them without importing each other."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class EventType(StrEnum):
+    """The kinds of event, valued by the type name that hashes, log entries
+    and the event index use.  Every event class (and each light struct of
+    :mod:`kairos.projections.light`) names its kind in ``kind``: dispatch is
+    one attribute read and an identity test, never a comparison of class
+    names."""
+
+    OPENED = "StreamOpened"
+    WRITTEN = "MemoryWritten"
+    RETRACTED = "MemoryRetracted"
+    SESSION_ENDED = "SessionEnded"
+    PROPOSED = "DreamProposed"
+    APPROVED = "DreamApproved"
+    REJECTED = "DreamRejected"
+    REFUSED = "DreamRefused"
+    ROLLED_BACK = "VersionRolledBack"
+    SEALED = "CheckpointSealed"

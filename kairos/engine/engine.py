@@ -1,0 +1,385 @@
+"""The write path and the machinery that keeps store, logs, read model and
+files in step.
+
+A write, under the home's writer lock:
+
+1. commits its events to the store;
+2. renders their log entries, now that their positions are known, appends
+   them to the dated logs and fsyncs them;
+3. returns.  The read model (event index, current files) and the
+   materialized files follow in a background thread
+   (:class:`~kairos.engine.follower.Follower`).
+
+Positions keep the four in step: the store's highest notification id, the
+last entry of the newest log file, the read model's position row (committed
+with its rows) and the files position.  Each follows the one before it and
+catches up from its own position: :meth:`Engine.catch_up` appends the log
+entries of every event after the last logged one (on every open, and by any
+writer that finds another process wrote), :meth:`Engine.fresh` applies what
+the read model lacks — before every read, so a read always sees every
+acknowledged write — and :meth:`Materializer.flush` writes what the files
+lack.  A crash anywhere leaves gaps that are filled in order, exactly once.
+
+The engine is also what the services are given to reach storage (see
+:mod:`kairos.ports`): it is :class:`~kairos.ports.Commands`
+(:meth:`Engine.execute`), its store is :class:`~kairos.ports.History`, and
+:attr:`Engine.index` is :class:`~kairos.ports.Index`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from itertools import islice
+from typing import TypeVar
+from uuid import UUID
+
+from kairos import clock, faults
+from kairos.domain.events import DomainEvent, MemoryStream, Recorded
+from kairos.engine.follower import Follower
+from kairos.engine.locks import dream_lock, file_lock, writer_lock
+from kairos.engine.logmirror import LogMirror, Repair
+from kairos.engine.store import Conflict, Store
+from kairos.errors import Inconsistent, MemoryClosed, TooManyWriters
+from kairos.ports import FileRow, IndexRow
+from kairos.projections.indexer import Applicable, Indexer
+from kairos.projections.materialize import Materializer
+from kairos.projections.readmodel import ReadModel, create_read_engine
+
+T = TypeVar("T")
+PAGE = 1000
+# Read-model transactions hold the database's write lock, which the next
+# write waits for: small ones keep that wait short.
+BATCH = 50
+RETRIES = 5  # optimistic-concurrency retries before a command gives up
+# The advisory lock key of dream runs on PostgreSQL ("KAIR" in ASCII).
+DREAM_LOCK_KEY = 0x4B414952
+log = logging.getLogger("kairos")
+
+
+def chunks(items: Iterator[Recorded], size: int = PAGE) -> Iterator[list[Recorded]]:
+    while True:
+        chunk = list(islice(items, size))
+        if not chunk:
+            return
+        yield chunk
+
+
+class Engine:
+    """The write path of one home, and its read side kept in step.
+
+    :param follow: run the background follower (False: the read side is
+        brought up by reads, ``flush`` and ``close`` alone).
+    """
+
+    def __init__(self, home: str, url: str, *, follow: bool = True):
+        self.home = home
+        self.store = Store(url)
+        try:
+            self.readmodel = ReadModel(create_read_engine(url))
+            self.readmodel.migrate()
+        except Exception:
+            self.store.close()
+            raise
+        self.indexer = Indexer()
+        self.mirror = LogMirror(os.path.join(home, "logs"))
+        self.files = Materializer(home, self.readmodel, file_lock)
+        self.follower = Follower(self.fresh, self.files.flush) if follow else None
+        self.index = FreshIndex(self)
+        # The position up to which this process knows store and logs agree
+        # (None until it has checked), and the read model's last known one.
+        self.synced: int | None = None
+        self.applied = 0
+        # Events this process committed, with their log places, not yet in the
+        # read model: what the follower applies without reading them back.
+        self._pending: list[tuple[int, list[Recorded], dict[int, tuple[str, int]]]] = []
+        self._pending_lock = threading.Lock()
+        self._apply_lock = threading.RLock()
+        # Taken around every write transaction of this process, so that the
+        # follower and the write path queue here (woken the moment the other
+        # is done) instead of in SQLite's busy handler, which sleeps 1 ms or
+        # more each time it finds the database locked.
+        self._db_write = threading.Lock()
+        self.repairs: list[Repair] = []
+        self.closed = False
+
+    def close(self) -> None:
+        """Stop the follower and finish its work (unless the home was opened
+        read-only and never written: then nothing is written on close)."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.follower is not None:
+            self.follower.stop()
+        if self.synced is not None:
+            try:
+                self._bring_up()
+                self.files.flush()
+            except OSError as e:  # derived: the next open catches up
+                log.warning("could not bring the read side up to date: %s", e)
+        self.readmodel.close()
+        self.store.close()
+
+    @contextmanager
+    def read_side_held(self) -> Iterator[ReadModel]:
+        """The read model, with neither the follower nor any flush (of this
+        process or another) touching it or the files: for a rebuild."""
+        with self._apply_lock, self.files.locked():
+            yield self.readmodel
+
+    def flush(self) -> int:
+        """Bring the read model and the materialized files up to the store
+        now; return how many files were written.
+
+        :raises ReadSideFailed: the follower failed since the last read.
+        """
+        self.fresh()
+        return self.files.flush()
+
+    # -- locks -------------------------------------------------------------------
+    def writer_lock(self) -> AbstractContextManager[bool]:
+        return writer_lock(self.home)
+
+    def dream_lock(self) -> AbstractContextManager[bool]:
+        """One nightly run per home: PostgreSQL's advisory lock on a
+        PostgreSQL home (one per database), a file lock on an SQLite home;
+        both released by the system when the process dies.  Yields whether
+        this process got it."""
+        if self.store.is_postgres:
+            return self.readmodel.advisory_lock(DREAM_LOCK_KEY)
+        return dream_lock(self.home)
+
+    # -- recovery ----------------------------------------------------------------
+    def logs_ahead(self) -> tuple[int, int] | None:
+        """(logged, stored) positions when the logs hold events the store lacks."""
+        tail = self.mirror.current_tail()
+        stored = self.store.max_position()
+        return (tail.position, stored) if tail.position > stored else None
+
+    def recover(self) -> None:
+        """Repair a torn log tail and fill every gap (call with the lock held).
+
+        :raises Inconsistent: when the logs are ahead of the store (restore it
+            with ``rebuild --from-logs``) or the last logged entry is not the
+            store's event at that position.
+        """
+        self.repairs.extend(self.mirror.scan_tail())
+        ahead = self.logs_ahead()
+        if ahead is not None:
+            raise Inconsistent(
+                f"the logs hold events up to position {ahead[0]} but the store only up to "
+                f"{ahead[1]}: restore the store with `kairos rebuild --from-logs`"
+            )
+        tail = self.mirror.current_tail()
+        if tail.position:
+            stored = next(self.store.read(after=tail.position - 1, upto=tail.position), None)
+            if stored is None or stored.event.hash != tail.last_hash:
+                raise Inconsistent(
+                    f"the last log entry (position {tail.position}) is not the store's event "
+                    "at that position: run `kairos verify`"
+                )
+        self.catch_up()
+        self._bring_up()
+        self.files.flush()
+
+    def catch_up(self) -> None:
+        """Append the log entries of every stored event after the last logged
+        one, in order (lock held); the read side follows."""
+        self.repairs.extend(self.mirror.scan_tail())
+        log_pos = self.mirror.current_tail().position
+        for chunk in chunks(self.store.read(after=log_pos)):
+            self.mirror.write(self.mirror.plan(chunk))
+        self.synced = self.store.max_position()
+        if self.synced > log_pos:
+            self._notify()
+
+    # -- the read model ------------------------------------------------------------
+    def fresh(self) -> None:
+        """Apply to the read model every stored event it lacks (before a read).
+
+        :raises ReadSideFailed: the follower failed since the last read.
+        """
+        if self.follower is not None:
+            self.follower.raise_failure()
+        self._bring_up()
+
+    def _bring_up(self) -> None:
+        """Apply to the read model every stored event it lacks.
+
+        Cheap when nothing is missing (a ``stat`` of the newest log file, or
+        one query when another process has written).  Events this process
+        committed are applied as they were recorded; others (another process
+        wrote and its follower has not applied them yet, or it died) are read
+        from the store and their log places looked up in the logs.
+        """
+        if (self.synced is not None and self.applied >= self.synced
+                and self.mirror.tail_is_current(self.synced)):
+            # Applied all this process knows of, and the logs end where it
+            # left them: no other process has acknowledged a write since.
+            return
+        stored = self.store.max_position()
+        if stored <= self.applied:
+            return
+        with self._apply_lock:
+            while True:  # again when another process moved the read model meanwhile
+                at = self.readmodel.position()
+                if at >= stored:
+                    self.applied = max(self.applied, at)
+                    return
+                with self._pending_lock:
+                    pending, self._pending = self._pending, []
+                pending = [p for p in pending if p[1][-1].position > at]
+                where = {k: v for _, _, w in pending for k, v in w.items()}
+                if pending and pending[0][0] == at and all(
+                        later[0] == earlier[1][-1].position
+                        for earlier, later in zip(pending, pending[1:], strict=False)):
+                    pages: Iterable[Sequence[Applicable]] = [
+                        [r for _, batch, _ in pending for r in batch]]
+                else:
+                    pages = chunks(self.store.read(after=at))
+                self._apply(pages, where, at)
+
+    def _apply(self, pages: Iterable[Sequence[Applicable]], where: dict[int, tuple[str, int]],
+               at: int) -> None:
+        """Apply pages of events that follow position ``at``, in small
+        transactions; stop when another process got there first."""
+        for page in pages:
+            missing = {r.position for r in page} - where.keys()
+            if missing:
+                where.update(self.mirror.locate(missing))
+            for batch in (page[i:i + BATCH] for i in range(0, len(page), BATCH)):
+                with self._db_write, self.readmodel.transaction() as writer:
+                    done = self.indexer.apply(writer, batch, where, expect=at)
+                if not done:
+                    return
+                at = batch[-1].position
+                self.applied = max(self.applied, at)
+
+    # -- the write path --------------------------------------------------------------
+    def execute(self, agent: str, user: str | None,
+                command: Callable[[MemoryStream], T]) -> tuple[Recorded, T]:
+        """Load the stream (or open it), run ``command(stream)``, save, under
+        the writer lock; a conflict (another writer took the version) reloads
+        and runs the command again, so its checks see the new state.
+
+        :raises MemoryClosed: after :meth:`close`.
+        :raises TooManyWriters: after :data:`RETRIES` conflicts.
+        (And whatever the command raises: then nothing is recorded.)
+        """
+        if self.closed:
+            raise MemoryClosed("this Memory is closed")
+        with self.writer_lock():
+            for _ in range(RETRIES):
+                stream = self._load(agent, user) or MemoryStream.open(agent, user, clock.now())
+                try:
+                    result = command(stream)
+                except BaseException:
+                    # The cache holds the very object the command may have
+                    # changed: drop it, so the next load reads the store.
+                    self.store.evict(stream.id)
+                    raise
+                try:
+                    recorded = self.commit(stream)
+                except Conflict:
+                    continue
+                return recorded[-1], result
+        raise TooManyWriters(f"could not write to {agent}/{user}: too many concurrent writers")
+
+    def commit(self, stream: MemoryStream) -> list[Recorded]:
+        """Save a stream's pending events and append their log entries (lock
+        held); the read side follows.
+
+        :raises kairos.engine.store.Conflict: when another writer took the version.
+        """
+        with self._db_write:
+            recorded = self.store.save(stream)
+        faults.point("after-store-commit")
+        before = recorded[0].position - 1
+        if self.synced == before and self.mirror.tail_is_current(before):
+            plan = self.mirror.plan(recorded)
+            self.mirror.write(plan)
+            self.synced = recorded[-1].position
+            with self._pending_lock:
+                self._pending.append((before, recorded, plan.where))
+            faults.point("after-log-append")
+            self._notify()
+        else:  # someone else wrote (or died) since this process did: in order
+            self.catch_up()
+        return recorded
+
+    def _notify(self) -> None:
+        if self.follower is not None:
+            self.follower.notify()
+
+    def _load(self, agent: str, user: str | None) -> MemoryStream | None:
+        """Load a stream to write to it (lock held).
+
+        While the logs end where this process left them, no other process has
+        written since it last did, and the cached stream is current as it is:
+        skip the library's fast-forward query.  (A process that died between
+        its commit and its log append is the one case this misses; the save
+        then conflicts on the stream version, and the retry loads afresh.)
+        """
+        stream_id = MemoryStream.stream_id(agent, user)
+        if self.synced is not None and self.mirror.tail_is_current(self.synced):
+            cached = self.store.cached(stream_id)
+            if cached is not None:
+                return cached
+        return self.store.get(stream_id)
+
+    def lookup(self, event_id: str) -> DomainEvent | None:
+        """An event by id, from the store (the index says where it is)."""
+        row = self.index.event(event_id)
+        if row is None:
+            return None
+        found = self.store.stream(UUID(row["stream_id"]), upto_version=row["version"],
+                                  after_version=row["version"] - 1)
+        return found[0] if found else None
+
+
+class FreshIndex:
+    """The read model as the services query it (:class:`kairos.ports.Index`):
+    each query first brings it up to every event in the store, so a read
+    never misses an acknowledged write."""
+
+    def __init__(self, engine: Engine):
+        self._engine = engine
+        self._model = engine.readmodel
+
+    def event(self, event_id: str) -> IndexRow | None:
+        self._engine.fresh()
+        return self._model.event(event_id)
+
+    def events(self, *, agent: str | None = None, user: str | None = None,
+               pair_only: bool = False, file: str | None = None,
+               types: Iterable[str] | None = None, stream_id: str | None = None,
+               until: str | None = None, since: str | None = None, actor: str | None = None,
+               session: str | None = None, grep: str | None = None,
+               limit: int | None = None) -> list[IndexRow]:
+        self._engine.fresh()
+        return self._model.events(agent=agent, user=user, pair_only=pair_only, file=file,
+                                  types=types, stream_id=stream_id, until=until, since=since,
+                                  actor=actor, session=session, grep=grep, limit=limit)
+
+    def file(self, agent: str, user: str | None, name: str) -> FileRow | None:
+        self._engine.fresh()
+        return self._model.file(agent, user, name)
+
+    def files_of(self, agent: str, user: str | None) -> list[FileRow]:
+        self._engine.fresh()
+        return self._model.files_of(agent, user)
+
+    def all_files(self) -> list[FileRow]:
+        self._engine.fresh()
+        return self._model.all_files()
+
+    def pairs(self) -> list[tuple[str, str]]:
+        self._engine.fresh()
+        return self._model.pairs()
+
+    def stream_version_at(self, agent: str, user: str | None, until: str) -> int:
+        self._engine.fresh()
+        return self._model.stream_version_at(agent, user, until)

@@ -1,0 +1,101 @@
+"""The background thread that brings the read side up to each write.
+
+A write returns once its event is committed in the store and its log entry
+is fsynced.  The read model (event index and current files) and the
+materialized files follow, in this thread: :meth:`Follower.notify` wakes it,
+it applies every event the read model lacks (however many writes came in
+meanwhile, in transactions of up to 50 events), then waits ``delay`` seconds,
+so that a burst of writes to one file costs one rename, and writes the
+changed files.
+
+Nothing here is needed for correctness: every read first brings the read
+model up to the store itself (:meth:`kairos.engine.engine.Engine.fresh`),
+every open writes missing files, and ``Memory.close`` waits for both.  The
+thread only moves that work off the write path (``Memory(follow=False)``
+does without it).
+
+Its lifecycle is explicit:
+
+* it starts on the first :meth:`notify`;
+* :meth:`stop` ends it for good: a :meth:`notify` after it raises
+  :class:`~kairos.errors.FollowerStopped` instead of starting another thread
+  behind the caller's back (the engine stops it only when it closes, and a
+  closed engine refuses writes before they reach here);
+* an exception in a round is logged and kept; the next read or flush (the
+  first to call :meth:`raise_failure`) raises it as
+  :class:`~kairos.errors.ReadSideFailed`, so it is never swallowed.  The
+  next round retries from the positions, as every round does.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from kairos.errors import FollowerStopped, ReadSideFailed
+
+log = logging.getLogger("kairos")
+
+
+class Follower:
+    def __init__(self, apply: Callable[[], None], flush: Callable[[], object],
+                 delay: float = 0.05):
+        self.apply = apply
+        self.flush = flush
+        self.delay = delay
+        self._wake = threading.Event()
+        self._halt = threading.Event()
+        self._stopped = False
+        self._thread: threading.Thread | None = None
+        self._failure: Exception | None = None
+        self._failure_lock = threading.Lock()
+
+    def notify(self) -> None:
+        """Events were committed: apply them and write their files soon.
+
+        :raises FollowerStopped: after :meth:`stop`.
+        """
+        if self._stopped:
+            raise FollowerStopped("the read side's follower was stopped: it does not restart")
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="kairos-follower",
+                                            daemon=True)
+            self._thread.start()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._stopped:  # checked after the clear: stop() sets it first
+                return
+            try:
+                self.apply()
+                if self.delay:
+                    self._halt.wait(self.delay)  # cut short by stop()
+                self.flush()
+            except Exception as e:
+                log.error("the read side's follower failed: %s", e, exc_info=True)
+                with self._failure_lock:
+                    self._failure = e
+
+    def raise_failure(self) -> None:
+        """Raise (once) what the last failed round raised, if any.
+
+        :raises ReadSideFailed: naming the follower's error.
+        """
+        with self._failure_lock:
+            failure, self._failure = self._failure, None
+        if failure is not None:
+            raise ReadSideFailed(f"the read side failed in the background: {failure}"
+                                 ) from failure
+
+    def stop(self) -> None:
+        """Stop the thread for good (after the round in progress, if any)."""
+        self._stopped = True
+        if self._thread is not None:
+            self._halt.set()
+            self._wake.set()
+            self._thread.join()
+            self._thread = None

@@ -1,0 +1,278 @@
+"""The event store: an eventsourcing Application over SQLite or PostgreSQL.
+
+Kairos keeps its events in the library's own tables through its own
+Application, repository and recorders.  This adapter adds what the engine
+needs on top: reading the global order in large pages (the library's
+notification log serves 10 events a page; :meth:`Store.pages` is the one
+paging loop, for ordinary reads, a rebuild's bulk read and verification),
+loading a stream or part of it, saving with a retry-free conflict signal,
+and restoring events at given positions (a rebuild from the logs).
+
+Aggregates are cached (the library's LRU cache; :meth:`Store.get`
+fast-forwards, :meth:`Store.cached` does not) and snapshotted every
+:data:`SNAPSHOT_INTERVAL` events, so a write never replays a long stream.  A
+snapshot of an older state shape (version 1, before the stream knew its
+retractions and dreams) cannot be brought forward without the history it
+summarizes: such a stream is replayed from its events instead, until a new
+snapshot supersedes the old one.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import Any, NamedTuple, cast
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application, project_aggregate
+from eventsourcing.persistence import (
+    IntegrityError,
+    JSONTranscoder,
+    Notification,
+    PersistenceError,
+    Transcoder,
+)
+
+from kairos.domain.events import DomainEvent, MemoryStream, Recorded, SnapshotOutdated
+from kairos.domain.hashing import format_time
+from kairos.errors import KairosError, StoreUnavailable
+from kairos.projections.light import DECODERS, Light
+
+# A snapshot every 200 events bounds a cold load of any stream to 200 events.
+SNAPSHOT_INTERVAL = 200
+# Read the global order 500 events a query: large pages (the library serves
+# 10), bounded memory; larger pages measured no faster, a little slower.
+PAGE = 500
+
+
+class SubclassAwareTranscoder(JSONTranscoder):
+    """Encodes subclasses of registered types as their base (a datetime
+    subclass, such as the one a frozen test clock returns, as a datetime)."""
+
+    def _encode_obj(self, o: Any) -> dict[str, Any]:
+        for cls in type(o).__mro__:
+            if cls in self.types:
+                transcoding = self.types[cls]
+                return {"_type_": transcoding.name, "_data_": transcoding.encode(o)}
+        return super()._encode_obj(o)
+
+
+class KairosApplication(Application[UUID]):
+    name = "Kairos"
+    snapshotting_intervals = {MemoryStream: SNAPSHOT_INTERVAL}
+
+    def construct_transcoder(self) -> Transcoder:
+        transcoder = SubclassAwareTranscoder()
+        self.register_transcodings(transcoder)
+        return transcoder
+
+    def replay(self, stream_id: UUID, upto_version: int | None = None) -> MemoryStream | None:
+        """A stream folded from its events alone, snapshots ignored."""
+        return cast(MemoryStream | None,
+                    project_aggregate(None, self.events.get(stream_id, lte=upto_version)))
+
+    def take_snapshot(self, aggregate_id: UUID, version: int | None = None,
+                      projector_func: Any = project_aggregate) -> None:
+        """The library's, but a stream whose latest snapshot is outdated is
+        snapshotted from its events (this runs inside a save that has
+        already committed: it must not fail for an old snapshot)."""
+        try:
+            super().take_snapshot(aggregate_id, version, projector_func)
+        except SnapshotOutdated:
+            stream = self.replay(aggregate_id, version)
+            if stream is not None and self.snapshots is not None:
+                self.snapshots.put([MemoryStream.Snapshot.take(stream)])
+
+
+def _time_text(iso: str) -> str:
+    """:func:`~kairos.domain.hashing.format_time` of a stored ``isoformat()`` text,
+    without parsing it in the usual (UTC) cases."""
+    if iso.endswith("+00:00"):
+        if len(iso) == 32:
+            return iso[:26] + "Z"
+        if len(iso) == 25:
+            return iso[:19] + ".000000Z"
+    return format_time(datetime.fromisoformat(iso))
+
+
+class BulkRecorded(NamedTuple):
+    """A recorded event as a rebuild reads it: light when it can be."""
+
+    position: int
+    event: DomainEvent | Light
+
+
+class Conflict(KairosError):
+    """Another writer saved to the same stream first (optimistic concurrency)."""
+
+
+def store_env(url: str) -> dict[str, str]:
+    """Library settings for a store URL (``sqlite:///path`` or ``postgresql://…``)."""
+    # Cached aggregates are handed out without a deep copy: commands check
+    # before they change anything, state is updated by replacement, and a
+    # failed save evicts the stream (Store.save).
+    common = {"AGGREGATE_CACHE_MAXSIZE": "1000", "IS_SNAPSHOTTING_ENABLED": "y",
+              "DEEPCOPY_FROM_AGGREGATE_CACHE": "n"}
+    if url.startswith(("postgresql:", "postgres:", "postgresql+psycopg:")):
+        from kairos.engine.postgres import env_from_url
+
+        return {**common, **env_from_url(url)}
+    if url.startswith("sqlite:///"):
+        path = url[len("sqlite:///"):]
+        return {**common, "PERSISTENCE_MODULE": "kairos.engine.sqlite:DurableSQLiteFactory",
+                "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "30"}
+    raise StoreUnavailable(f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql://…")
+
+
+class Store:
+    """The event store of one home."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.is_postgres = not url.startswith("sqlite:")
+        env = store_env(url)
+        if not self.is_postgres:
+            parent = os.path.dirname(env["SQLITE_DBNAME"]) or "."
+            if not os.path.isdir(parent):
+                raise StoreUnavailable(f"cannot open SQLite store: no directory {parent}")
+        app = None
+        error = None
+        try:
+            app = KairosApplication(env=env)
+            app.recorder.max_notification_id()
+        except (PersistenceError, OSError) as e:
+            error = _one_line(e)
+        if error is not None:
+            if app is not None:
+                app.close()
+            # A half-built application holds a connection pool; collect it here,
+            # on this thread, rather than let a pool thread run its __del__.
+            gc.collect()
+            raise StoreUnavailable(f"cannot reach the event store: {error}")
+        assert app is not None
+        self.app = app
+
+    def close(self) -> None:
+        self.app.close()
+
+    def max_position(self) -> int:
+        return self.app.recorder.max_notification_id() or 0
+
+    def pages(self, after: int = 0, upto: int | None = None,
+              page: int = PAGE) -> Iterator[Sequence[Notification]]:
+        """The stored rows with ``after < position <= upto``, in order, a page
+        at a time ("ids greater than the last one seen": PostgreSQL ids can
+        have gaps)."""
+        while True:
+            rows = self.app.recorder.select_notifications(
+                start=after, limit=page, stop=upto, inclusive_of_start=False)
+            if rows:
+                yield rows
+            if len(rows) < page:
+                return
+            after = rows[-1].id
+
+    def read(self, after: int = 0, upto: int | None = None, page: int = PAGE
+             ) -> Iterator[Recorded]:
+        """Every event with ``after < position <= upto``, in order."""
+        to_event = self.app.mapper.to_domain_event
+        for rows in self.pages(after, upto, page):
+            for n in rows:
+                yield Recorded(n.id, cast(DomainEvent, to_event(n)))
+
+    def read_bulk(self, after: int = 0, page: int = PAGE) -> Iterator[BulkRecorded]:
+        """Like :meth:`read`, for a rebuild: the common events decoded straight
+        from their stored JSON into light events
+        (:mod:`kairos.projections.light`) instead of through
+        the library's mapper (its per-object decoding is most of a read's
+        cost).  The rest, and any store with a cipher or compressor, go
+        through the mapper.  ``tests/test_store.py`` checks that both give the
+        same fields for every event type."""
+        mapper = self.app.mapper
+        plain = mapper.cipher is None and mapper.compressor is None
+        for rows in self.pages(after, page=page):
+            for n in rows:
+                decoder = DECODERS.get(n.topic) if plain else None
+                if decoder is None:
+                    yield BulkRecorded(n.id, cast(DomainEvent, mapper.to_domain_event(n)))
+                    continue
+                e = decoder.decode(n.state)
+                e.at = _time_text(e.timestamp["_data_"])
+                e.originator_id = cast(UUID, n.originator_id)
+                e.originator_version = n.originator_version
+                yield BulkRecorded(n.id, e)
+
+    def stream(self, stream_id: UUID, upto_version: int | None = None,
+               after_version: int | None = None) -> list[DomainEvent]:
+        """The events of one stream, in version order."""
+        return cast(list[DomainEvent],
+                    list(self.app.events.get(stream_id, gt=after_version, lte=upto_version)))
+
+    def get(self, stream_id: UUID) -> MemoryStream | None:
+        """The stream to write to (cached, fast-forwarded), or None."""
+        try:
+            return cast(MemoryStream, self.app.repository.get(stream_id))
+        except AggregateNotFoundError:
+            return None
+        except SnapshotOutdated:
+            stream = self.app.replay(stream_id)
+            if stream is not None and self.app.repository.cache is not None:
+                self.app.repository.cache.put(stream_id, stream)
+            return stream
+
+    def cached(self, stream_id: UUID) -> MemoryStream | None:
+        """The cached stream as it is (no fast-forward), or None."""
+        cache = self.app.repository.cache
+        if cache is None:
+            return None
+        try:
+            return cast(MemoryStream, cache.get(stream_id))
+        except KeyError:
+            return None
+
+    def save(self, stream: MemoryStream) -> list[Recorded]:
+        """Commit the stream's pending events.
+
+        :raises Conflict: when another writer committed the same version first;
+            the caller reloads the stream and tries again.
+        """
+        try:
+            recordings = self.app.save(stream)
+        except BaseException as e:
+            # The cache holds the very object the command changed: drop it, so
+            # the next load reads the store instead of a state never saved.
+            self.evict(stream.id)
+            if isinstance(e, IntegrityError):
+                raise Conflict(str(stream.id)) from None
+            raise
+        return [Recorded(r.notification.id, cast(DomainEvent, r.domain_event))
+                for r in recordings]
+
+    def evict(self, stream_id: UUID) -> None:
+        cache = self.app.repository.cache
+        if cache is not None:
+            try:
+                cache.get(stream_id, evict=True)
+            except KeyError:
+                pass
+
+    def restore(self, recorded: Iterable[Recorded]) -> int:
+        """Insert events at their recorded positions (a rebuild from the logs),
+        in one transaction; return how many.  An exception raised while
+        ``recorded`` is iterated rolls back the whole restore."""
+        rows = ((r.position, self.app.mapper.to_stored_event(r.event)) for r in recorded)
+        factory: Any = self.app.factory
+        if self.is_postgres:
+            from kairos.engine.postgres import restore_events
+
+            table: str = getattr(self.app.recorder, "events_table_name")  # noqa: B009
+            return int(restore_events(factory, table, rows))
+        from kairos.engine.sqlite import restore_events as restore_sqlite
+
+        return int(restore_sqlite(factory, rows))
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__

@@ -1,0 +1,174 @@
+"""The interfaces the services depend on, and the rows they exchange.
+
+The dream, audit and agent services never touch the store, the read model
+or SQL: each gets, in its constructor, the few of these protocols it needs,
+built once by :class:`kairos.memory.Memory`.  The write path implements them
+(:class:`kairos.engine.engine.Engine` is :class:`Commands`, its store is
+:class:`History`, its fresh read model is :class:`Index`), and ``Memory``
+itself is :class:`MemoryFiles`.  So the import graph (checked by
+import-linter) and the type checker both see every dependency a service has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol, TypedDict, TypeVar
+from uuid import UUID
+
+from kairos.domain.events import DomainEvent, MemoryStream, Recorded
+
+T = TypeVar("T")
+
+
+# -- rows -------------------------------------------------------------------------
+class IndexRow(TypedDict):
+    """One event in the event index (``memory_index``)."""
+
+    position: int
+    event_id: str
+    stream_id: str
+    version: int
+    type: str
+    agent_id: str
+    user_id: str | None
+    file: str | None
+    actor: str | None  # the writer, or a dream's reviewer
+    session_id: str | None
+    recorded_at: str
+    text: str | None
+    retracted_by: str | None
+    log_file: str | None
+    log_line: int | None
+    ref: str | None  # the dream a decision is about
+
+
+@dataclass(frozen=True)
+class FileRow:
+    """A current memory file in the read model (``memory_files``)."""
+
+    agent: str
+    user: str | None
+    file: str
+    content: str
+    segments: list[list[Any]]
+    version: int
+    position: int
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a write, retraction or session end recorded."""
+
+    event_id: str
+    position: int
+    type: str
+    agent: str
+    user: str | None
+    file: str | None
+    size: int | None = None
+    limit: int | None = None
+    over_limit: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """A memory file as read. ``content`` is None when the file does not exist;
+    ``size`` counts its characters but the final newline (what limits count)."""
+
+    agent: str
+    user: str | None
+    file: str
+    content: str | None
+    size: int
+    limit: int
+    hard_limit: bool
+    version: int | None = None
+    as_of: str | None = None
+
+    @property
+    def exists(self) -> bool:
+        return self.content is not None
+
+    @property
+    def over_limit(self) -> bool:
+        return self.size > self.limit
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "exists": self.exists, "over_limit": self.over_limit}
+
+
+# -- protocols ----------------------------------------------------------------------
+class Commands(Protocol):
+    """Runs a command on a stream: load it, call ``command(stream)``, save,
+    under the home's writer lock, reloading and calling again when another
+    writer took the version first.  Returns the last event recorded and what
+    the command returned; an exception from the command records nothing."""
+
+    def execute(self, agent: str, user: str | None,
+                command: Callable[[MemoryStream], T]) -> tuple[Recorded, T]: ...
+
+
+class History(Protocol):
+    """The event store, read: the global order and the streams."""
+
+    def read(self, after: int = 0, upto: int | None = None) -> Iterator[Recorded]: ...
+
+    def stream(self, stream_id: UUID, upto_version: int | None = None) -> list[DomainEvent]: ...
+
+    def max_position(self) -> int: ...
+
+
+class Index(Protocol):
+    """The read model, brought up to every acknowledged write before each query."""
+
+    def event(self, event_id: str) -> IndexRow | None: ...
+
+    def events(self, *, agent: str | None = None, user: str | None = None,
+               pair_only: bool = False, file: str | None = None,
+               types: Iterable[str] | None = None, stream_id: str | None = None,
+               until: str | None = None, since: str | None = None, actor: str | None = None,
+               session: str | None = None, grep: str | None = None,
+               limit: int | None = None) -> list[IndexRow]: ...
+
+    def file(self, agent: str, user: str | None, name: str) -> FileRow | None: ...
+
+    def files_of(self, agent: str, user: str | None) -> list[FileRow]: ...
+
+    def pairs(self) -> list[tuple[str, str]]: ...
+
+    def stream_version_at(self, agent: str, user: str | None, until: str) -> int: ...
+
+
+class MemoryFiles(Protocol):
+    """The memory files as an agent sees them: read, write, retract, search
+    (what :class:`kairos.memory.Memory` offers, with its checks)."""
+
+    def read(self, agent: str, file: str, *, user: str | None = None,
+             as_of: str | None = None) -> ReadResult: ...
+
+    def write(self, agent: str, file: str, text: str | bytes, *, user: str | None = None,
+              mode: str = "append", actor: str = "agent",
+              session: str | None = None) -> WriteResult: ...
+
+    def retract(self, agent: str, file: str, event_ids: list[str], *, reason: str,
+                user: str | None = None, actor: str = "user",
+                session: str | None = None) -> WriteResult: ...
+
+    def search(self, agent: str, query: str, *, user: str | None = None,
+               limit: int = 10) -> list[dict[str, Any]]: ...
+
+
+class Prompts(Protocol):
+    """The system prompt an agent was given (for the audit: what it knew when)."""
+
+    def prompt(self, agent: str, user: str | None, *, as_of: str | None = None) -> str: ...
+
+
+# A lock for the nightly run: yields whether this process got it (not blocking).
+RunLock = Callable[[], AbstractContextManager[bool]]

@@ -109,9 +109,10 @@ def test_a_bad_answer_fails_the_dream_and_writes_nothing(mem: Memory, server: LL
 def refusals(mem: Memory, user: str) -> list[Any]:
     """The DreamRefused events of a pair, as recorded."""
     from kairos.domain.events import MemoryStream
+    from kairos.domain.kinds import EventType
 
     events = mem.engine.store.stream(MemoryStream.stream_id("ada", user))
-    return [e for e in events if type(e).__name__ == "DreamRefused"]
+    return [e for e in events if e.kind is EventType.REFUSED]
 
 
 # -- adversarial drafts: the guards check meaning, not only ids --------------------------------

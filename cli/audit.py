@@ -6,6 +6,7 @@ import click
 
 from kairos.cli import render
 from kairos.cli.options import agent_option, file_option, json_option, memory, run, user_option
+from kairos.errors import NotFound
 
 
 @click.group(invoke_without_command=True)
@@ -79,10 +80,12 @@ def audit_context(ctx: click.Context, agent: str, user: str, as_of: str, as_json
 @run
 def trace(ctx: click.Context, agent: str, user: str | None, file: str, line: int | None,
           grep: str | None, version: int | None, as_of: str | None, as_json: bool) -> None:
-    """Show where each line of a file came from.
+    """Show where each line of a file came from, and where lines that left went.
 
-    The dreams it went through and the raw events under it, with their log
-    file and line.
+    The dreams a line went through and the raw events under it, with their
+    log file and line.  Lines a published dream dropped, superseded or moved
+    are listed after the current ones: the version they left in, why, and
+    what replaced them.  Exits 2 when no line matches.
 
     \b
     Example:
@@ -90,6 +93,8 @@ def trace(ctx: click.Context, agent: str, user: str | None, file: str, line: int
     """
     rows = memory(ctx, read_only=True).audit.trace(agent, user, file, line=line, grep=grep, version=version,
                                    as_of=as_of)
+    if not rows and (line is not None or grep is not None):
+        raise NotFound(f"no line of {file} matches, now or in a published version")
     render.emit(rows) if as_json else render.traced(rows)
 
 

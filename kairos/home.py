@@ -41,14 +41,18 @@ DEFAULT_CONFIG = """\
 # review = "required"                            # or "auto"
 # min_hours = 24                                 # gate: hours since the last dream
 # min_sessions = 5                               # gate: sessions ended since
-# ttl_days = 180                                 # stale after this long unconfirmed
-# max_loss = 0.25                                # lines droppable without a reason
+# ttl_days = 30                                  # a time-bound fact over this long moves to topics/archive.md
+# max_loss = 0.25                                # share of facts a draft may lose: more is refused
+# review_hold = 0.10                             # auto review: dropping more than this waits for a human
 # distiller = "rules"                            # or "llm" (pip install kairos-memory[llm])
 # model = "openai/qwen2.5-7b-instruct"           # any model litellm supports
 # api_base = "http://127.0.0.1:8000/v1"
 #
 # [dream.agents.ada]
 # review = "auto"
+#
+# [users.mia]                                    # per user
+# timezone = "Europe/Berlin"                     # relative time is read in it (default UTC)
 """
 
 
@@ -59,8 +63,15 @@ class DreamSettings:
     review: str = "required"  # or "auto": a proposal that passes the guards is approved
     min_hours: float = 24.0  # the double gate: hours since the pair's last dream …
     min_sessions: int = 5  # … and sessions ended since
-    ttl_days: int = 180  # MEMORY.md facts unconfirmed for longer are dropped as stale
-    max_loss: float = 0.25  # share of lines a proposal may drop without a reason
+    # A time-bound fact (a dated plan, trip, appointment; "currently …") whose time
+    # has been over this long moves to topics/archive.md; durable facts never age out.
+    ttl_days: int = 30
+    # Share of the facts the current files cite that a draft may lose (no line still says
+    # them, no checkable reason drops them); a draft that loses more is refused.
+    max_loss: float = 0.25
+    # Under review = "auto", a proposal that drops or supersedes more than this share of the
+    # current lines, or loses any fact, waits for a human instead (status "proposed").
+    review_hold: float = 0.10
     distiller: str = "rules"
     model: str | None = None
     api_base: str | None = None
@@ -83,6 +94,13 @@ LIMIT_SETTINGS = ("max_write", "ceiling_factor")
 
 
 @dataclass
+class UserSettings:
+    """``[users.<user>]`` in kairos.toml."""
+
+    timezone: str | None = None  # an IANA name; a "timezone:" line in USER.md wins
+
+
+@dataclass
 class Settings:
     url: str | None = None
     limits: dict[str, int] = field(default_factory=dict)
@@ -90,6 +108,11 @@ class Settings:
     max_write: int = MAX_WRITE
     ceiling_factor: int = CEILING_FACTOR
     entry_key_file: str | None = None  # [audit] entry_key_file: the log entries' MAC key
+    users: dict[str, UserSettings] = field(default_factory=dict)
+
+    def timezone_of(self, user: str) -> str | None:
+        found = self.users.get(user)
+        return found.timezone if found else None
 
     def limit_of(self, spec: FileSpec) -> int:
         """A file's limit in this home: ``[limits]``, else its default."""
@@ -99,6 +122,26 @@ class Settings:
         """The most a soft-limited file may hold (None for a hard limit: the
         limit itself is the ceiling)."""
         return None if spec.hard else self.limit_of(spec) * self.ceiling_factor
+
+
+def _user_settings(path: str, data: Any) -> dict[str, UserSettings]:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise BadInput(f"{path}: [users] must hold one table per user, e.g. [users.mia]")
+    out = {}
+    for user, table in data.items():
+        if set(table) - {"timezone"}:
+            raise BadInput(f"{path}: [users.{user}] takes timezone only")
+        tz = table.get("timezone")
+        if tz is not None:
+            try:
+                ZoneInfo(str(tz))
+            except (ZoneInfoNotFoundError, ValueError):
+                raise BadInput(f"{path}: [users.{user}] timezone {tz!r} is not an IANA timezone "
+                               "(e.g. Europe/Berlin)") from None
+        out[user] = UserSettings(timezone=tz)
+    return out
 
 
 def _dream_settings(path: str, data: dict[str, Any]) -> DreamSettings:
@@ -124,8 +167,9 @@ def _dream_settings(path: str, data: dict[str, Any]) -> DreamSettings:
     settings = DreamSettings(**values)
     if settings.review not in ("auto", "required"):
         raise BadInput(f"{path}: [dream] review must be auto or required")
-    if not 0 <= settings.max_loss <= 1:
-        raise BadInput(f"{path}: [dream] max_loss must be between 0 and 1")
+    for key in ("max_loss", "review_hold"):
+        if not 0 <= getattr(settings, key) <= 1:
+            raise BadInput(f"{path}: [dream] {key} must be between 0 and 1")
     return settings
 
 
@@ -164,7 +208,8 @@ def load_settings(home: str) -> Settings:
         raise BadInput(f"{path}: [audit] takes entry_key_file = \"PATH\"")
     return Settings(url=url, limits=limits,
                     dream=_dream_settings(path, data.get("dream", {})), **extra,
-                    entry_key_file=audit.get("entry_key_file"))
+                    entry_key_file=audit.get("entry_key_file"),
+                    users=_user_settings(path, data.get("users", {})))
 
 
 def store_url(home: str, db: str | None, settings: Settings) -> str:

@@ -54,7 +54,7 @@ NAMES = {kind: kind.value for kind in EventType}
 # The event's own text in the index: what was written, or why.
 _TEXT = {EventType.WRITTEN: "text", EventType.RETRACTED: "reason",
          EventType.SESSION_ENDED: "notes", EventType.REJECTED: "reason",
-         EventType.ROLLED_BACK: "reason"}
+         EventType.REFUSED: "reason", EventType.ROLLED_BACK: "reason"}
 
 
 def text_of(e: DomainEvent | Light) -> str | None:

@@ -26,3 +26,8 @@ _.upcast_v2_v3, _.ReadOnlySQLiteFactory, _.reconnect_timeout, _.is_journal_mode_
 _._storage_error
 # The fault seam's in-process switch, for tests.
 _.arm
+# The time rules register themselves by decorator (kairos/dream/distill/when.py).
+_._iso, _._dmy, _._mdy, _._dmy_numeric, _._month_year, _._overmorrow, _._ereyesterday
+_._tomorrow, _._yesterday, _._today, _._weekday, _._next_unit, _._in_n, _._ago, _._uebermorgen
+_._vorgestern, _._morgen, _._gestern, _._heute, _._naechste, _._wochentag, _._in_n_de, _._vor_n
+_._dm_en, _._md_en, _._dm_de, _._dm_numeric, _._in_month

@@ -239,6 +239,22 @@ class MemoryStream(Aggregate):
             aggregate.head = self.hash
             aggregate.decide(self.dream_id, "rejected", self.reviewer)
 
+    class DreamRefused(Event):
+        """A dream whose draft a guard refused (or whose distiller failed): the
+        rule and what the model call cost — never the draft's words."""
+
+        TOPIC = "kairos.domain:MemoryStream.DreamRefused"
+        kind: ClassVar[EventType] = EventType.REFUSED
+        agent: str
+        user: str | None
+        reason: str
+        distiller: str
+        model: str | None
+        usage: dict[str, Any]  # tokens and cost the model call spent
+        event_id: str
+        prev: str
+        hash: str
+
     class VersionRolledBack(Event):
         """Sets a file back (or forward) to a version, writes after its cutoff replayed."""
 
@@ -473,6 +489,12 @@ class MemoryStream(Aggregate):
         self._record(self.DreamRejected, now, dream_id=dream_id, reviewer=reviewer,
                      reason=reason)
 
+    def refuse(self, reason: str, distiller: str, model: str | None, usage: dict[str, Any],
+               now: datetime) -> None:
+        """Record a refused draft: its rule and cost, never its words."""
+        self._record(self.DreamRefused, now, reason=reason, distiller=distiller, model=model,
+                     usage=dict(usage))
+
     def roll_back(self, file: str, to: int, actor: str, reason: str,
                   history: Sequence[DomainEvent], now: datetime) -> None:
         """Set ``file`` to published version ``to`` (writes after its cutoff stay).
@@ -502,15 +524,17 @@ SessionEnded = MemoryStream.SessionEnded
 DreamProposed = MemoryStream.DreamProposed
 DreamApproved = MemoryStream.DreamApproved
 DreamRejected = MemoryStream.DreamRejected
+DreamRefused = MemoryStream.DreamRefused
 VersionRolledBack = MemoryStream.VersionRolledBack
 CheckpointSealed = MemoryStream.CheckpointSealed
 
 DomainEvent = (StreamOpened | MemoryWritten | MemoryRetracted | SessionEnded | DreamProposed
-               | DreamApproved | DreamRejected | VersionRolledBack | CheckpointSealed)
+               | DreamApproved | DreamRejected | DreamRefused | VersionRolledBack | CheckpointSealed)
 
 MemoryStream.TOPIC = "kairos.domain:MemoryStream"
 for _cls in (MemoryStream, StreamOpened, MemoryWritten, MemoryRetracted, SessionEnded,
-             DreamProposed, DreamApproved, DreamRejected, VersionRolledBack, CheckpointSealed):
+             DreamProposed, DreamApproved, DreamRejected, DreamRefused, VersionRolledBack,
+             CheckpointSealed):
     register_topic(_cls.TOPIC, _cls)
 
 # Event classes by the type name used in hashes and log entries, in the
@@ -518,7 +542,7 @@ for _cls in (MemoryStream, StreamOpened, MemoryWritten, MemoryRetracted, Session
 EVENT_TYPES: dict[str, type[DomainEvent]] = {
     cls.kind: cls
     for cls in (StreamOpened, MemoryWritten, MemoryRetracted, SessionEnded, DreamProposed,
-                DreamApproved, DreamRejected, VersionRolledBack, CheckpointSealed)
+                DreamApproved, DreamRejected, DreamRefused, VersionRolledBack, CheckpointSealed)
 }
 
 

@@ -24,7 +24,14 @@ from kairos.domain.kinds import EventType
 from kairos.projections.light import Light
 from kairos.projections.readmodel import IndexTuple, Writer
 
-Where = dict[int, tuple[str, int]]  # position -> (log file, line)
+Place = tuple[str, int] | tuple[None, None]  # (log file, line), or none known
+
+
+class Where(Protocol):
+    """Log places by position: a dict, or a rebuild's places streamed in
+    position order (:class:`kairos.engine.logmirror.Places`)."""
+
+    def get(self, key: int, default: Place, /) -> Place: ...
 
 
 class Applicable(Protocol):

@@ -476,9 +476,9 @@ class ReadModel:
 
     def index_rows(self, upto: int) -> Iterator[IndexRow]:
         """Every ``memory_index`` row up to ``upto``, in order (for verification)."""
-        with self.engine.connect() as conn:
-            for r in conn.execute(select(index).where(index.c.position <= upto)
-                                  .order_by(index.c.position)):
+        with self.engine.connect() as conn:  # streamed: a server-side cursor on PostgreSQL
+            for r in conn.execution_options(yield_per=2000).execute(
+                    select(index).where(index.c.position <= upto).order_by(index.c.position)):
                 yield cast(IndexRow, dict(r._mapping))
 
     def key_event(self, stream_id: str, key: str) -> str | None:

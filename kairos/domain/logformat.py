@@ -193,8 +193,13 @@ def _event_from_fields(type_name: str, fields: dict[str, Any], line: int) -> Dom
     return cls(**kwargs)
 
 
-def parse_entries(text: str, first_line: int = 1) -> list[Entry]:
+def parse_entries(text: str, first_line: int = 1, stop: int | None = None) -> list[Entry]:
     """Parse consecutive entries (no file header).
+
+    ``stop``: parse no entry that starts at or after this line (0-based in
+    ``text``).  A reader that streams a file passes a piece of whole entries
+    with the next entry's header line after it, so that an entry cut short
+    at the end of the piece fails exactly as it would in the whole file.
 
     :raises LogFormatError: at the first line that is not a well-formed entry,
         including an entry cut short (a torn write).
@@ -207,7 +212,8 @@ def parse_entries(text: str, first_line: int = 1) -> list[Entry]:
     entries: list[Entry] = []
     i = 0
     n = len(lines)
-    while i < n:
+    end = n if stop is None else min(n, stop)
+    while i < end:
         start = i
         m = HEADER.fullmatch(lines[i])
         if m is None:

@@ -220,12 +220,19 @@ class Engine:
             with ``rebuild --from-logs``) or the last logged entry is not the
             store's event at that position.
         """
-        self.repairs.extend(self.mirror.scan_tail())
-        self._check_tail()
-        self.catch_up()
+        self.recover_logs()
         self._bring_up()
         self.complete_seals()
         self.files.flush()
+
+    def recover_logs(self) -> None:
+        """The log half of :meth:`recover`: a torn tail repaired, the checks,
+        the missing entries appended.  A rebuild runs this alone, since it
+        re-derives the read side from scratch next (bringing it up first
+        would apply every event twice)."""
+        self.repairs.extend(self.mirror.scan_tail())
+        self._check_tail()
+        self.catch_up()
 
     def _check_tail(self) -> None:
         ahead = self.logs_ahead()

@@ -22,20 +22,22 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
-from itertools import accumulate, islice
 
 from kairos import clock, faults
 from kairos.domain.events import Recorded
-from kairos.domain.logformat import (
-    Entry,
-    LogFormatError,
-    day_of,
-    file_header,
-    parse_day,
-    parse_entries,
-    render_entry,
+from kairos.domain.logformat import Entry, LogFormatError, day_of, file_header, render_entry
+from kairos.engine.logread import (
+    HEADER_AT,
+    blocks,
+    complete_prefix,
+    count_lines,
+    file_places,
+    first_position,
+    iter_entries,
+    last_position,
 )
 from kairos.errors import disk_errors
+from kairos.projections.indexer import Place
 
 DAY_FILE = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
 
@@ -47,7 +49,7 @@ class Tail:
     path: str | None = None
     day: str | None = None
     size: int = 0
-    lines: int = 0
+    lines: int | None = 0  # None: not counted yet (see LogMirror.plan)
     position: int = 0
     last_hash: str | None = None
 
@@ -84,16 +86,6 @@ def aside_path(path: str) -> str:
         candidate = f"{path}.broken.{n}"
         n += 1
     return candidate
-
-
-# Up to this many positions, locate() searches for each instead of scanning.
-FEW = 64
-# An entry's header line with the newline before it (a file's first entry
-# follows its title and a blank line, so it has one too), and that newline
-# alone.  Searching from the newline lets the regex engine skip ahead to each
-# one instead of trying every position as a line start.
-_HEADER = re.compile(rb"\n## (\d+) ")
-_BEFORE_HEADER = re.compile(rb"\n(?=## \d+ )")
 
 
 class LogMirror:
@@ -142,27 +134,28 @@ class LogMirror:
         """Find where the logs end — the entry with the highest position, in
         whichever day file it is — moving a torn last entry aside.
 
-        Reads the end of every day file (a few kilobytes each: after a wild
-        clock reading the newest-dated file need not hold the last entry),
-        then the whole of the one that does.  A torn entry can only end the
-        file appended to last; it is moved aside (``repair=False``: left
-        alone and ignored, for a read-only open).  Returns the repairs made;
-        afterwards ``self.tail`` is exact.
+        Reads only the end of every day file, backwards, a few kilobytes at a
+        time (after a wild clock reading the newest-dated file need not hold
+        the last entry): the cost does not grow with the files, so opening a
+        home with a million entries in today's file costs what opening one
+        with ten does.  The line count of the tail file is left unknown until
+        a write needs it (:meth:`plan`).  A torn entry can only end the file
+        appended to last; it is moved aside (``repair=False``: left alone and
+        ignored, for a read-only open).  Returns the repairs made; afterwards
+        ``self.tail`` is exact.
         """
         repairs: list[Repair] = []
         best: tuple[int, str, str] | None = None
         for day, path in self.day_files():
-            position = _last_position(path, day)
+            position = last_position(path, day)
             if position is None:  # the last entry is torn (or the header is)
-                with open(path, "rb") as f:
-                    data = f.read()
                 try:
-                    good, last = _complete_prefix(data, day)
+                    good, last, torn = complete_prefix(path, day)
                 except LogFormatError as e:
                     e.path = self.relpath(path)  # type: ignore[attr-defined]
                     raise
                 if repair:
-                    repairs.append(self._move_aside(path, data, good))
+                    repairs.append(self._move_aside(path, good, torn))
                     if good == 0:  # nothing whole in it (a torn header): it is gone aside
                         os.unlink(path)
                         continue
@@ -173,18 +166,15 @@ class LogMirror:
             self.tail = Tail()
             return repairs
         _, day, path = best
-        with open(path, "rb") as f:
-            data = f.read()
-        good, last = _complete_prefix(data, day)
+        good, last, _ = complete_prefix(path, day)
         assert last is not None
-        self.tail = Tail(path, day, good, data.count(b"\n", 0, good), last.position,
-                         last.event.hash)
+        self.tail = Tail(path, day, good, None, last.position, last.event.hash)
         return repairs
 
-    def _move_aside(self, path: str, data: bytes, good: int) -> Repair:
+    def _move_aside(self, path: str, good: int, torn: bytes) -> Repair:
         target = aside_path(path)
         with open(target, "wb") as f:
-            f.write(data[good:])
+            f.write(torn)
             f.flush()
             os.fsync(f.fileno())
         fsync_dir(os.path.dirname(path))
@@ -192,7 +182,7 @@ class LogMirror:
             f.truncate(good)
             f.flush()
             os.fsync(f.fileno())
-        return Repair(self.relpath(path), self.relpath(target), len(data) - good)
+        return Repair(self.relpath(path), self.relpath(target), len(torn))
 
     def current_tail(self) -> Tail:
         if self.tail is None:
@@ -235,7 +225,7 @@ class LogMirror:
         tail = replace(self.current_tail())
         where: dict[int, tuple[str, int]] = {}
         chunks: list[tuple[str, list[str]]] = []
-        sizes: dict[str, tuple[int, int]] = {}  # files this plan left: their size, lines
+        sizes: dict[str, tuple[int, int | None]] = {}  # files this plan left: their size, lines
         for rec in recorded:
             if rec.position <= tail.position:
                 raise LogFormatError(
@@ -250,14 +240,16 @@ class LogMirror:
                     if day in sizes:  # a file this plan appends to again
                         tail.size, tail.lines = sizes[day]
                     elif os.path.exists(tail.path):  # a file we did not know of: count it
-                        with open(tail.path, "rb") as f:
-                            data = f.read()
-                        tail.size, tail.lines = len(data), data.count(b"\n")
+                        tail.size = os.path.getsize(tail.path)
+                        tail.lines = count_lines(tail.path, tail.size)
                     else:
                         header = file_header(day)
                         chunks[-1][1].append(header)
                         tail.lines += header.count("\n")
                         tail.size += len(header.encode())
+            if tail.lines is None:  # the tail file, not counted at open: count it once
+                assert tail.path is not None
+                tail.lines = count_lines(tail.path, tail.size)
             text = render_entry(rec.position, rec.event, self.key)
             where[rec.position] = (self.relpath(tail.path or ""), tail.lines + 1)
             chunks[-1][1].append(text)
@@ -304,82 +296,21 @@ class LogMirror:
     @disk_errors
     def locate(self, positions: set[int] | None = None) -> dict[int, tuple[str, int]]:
         """The (file, line) of entries in the logs (all of them when ``positions``
-        is None), found by their header lines alone, newest files first.
-
-        A few positions (what another process wrote a moment ago) are looked
-        for from the end of the newest files, each with one search and one
-        count of newlines, both in C; many, with one pass over each file.
-        """
+        is None), found by their header lines alone, newest files first, each
+        file streamed (:func:`~kairos.engine.logread.file_places`).  A rebuild
+        uses :func:`ordered_places` instead, which holds no map of every entry."""
         found: dict[int, tuple[str, int]] = {}
         want = None if positions is None else set(positions)
         for _day, path in reversed(self.day_files()):
             if want is not None and not want:
                 break
-            with open(path, "rb") as f:
-                data = f.read()
             rel = self.relpath(path)
-            if want is not None and len(want) <= FEW:
-                for pos in sorted(want):
-                    at = data.rfind(b"\n## %06d " % pos)
-                    if at >= 0:
-                        found[pos] = (rel, data.count(b"\n", 0, at + 1) + 1)
-                        want.discard(pos)
-                continue
-            # Every header at once, without a Python step per line: the file
-            # cut before each header, the lines of each piece added up.
-            pieces = _BEFORE_HEADER.split(data)
-            lines = accumulate([1] + [p.count(b"\n") + 1 for p in pieces[:-1]])
-            for pos, line in zip(map(int, _HEADER.findall(data)), islice(lines, 1, None),
-                                 strict=True):
+            for pos, line in file_places(path):
                 if want is None or pos in want:
                     found[pos] = (rel, line)
                     if want is not None:
                         want.discard(pos)
         return found
-
-
-def _complete_prefix(data: bytes, day: str) -> tuple[int, Entry | None]:
-    """How many leading bytes of a day file hold whole entries, and the last one.
-
-    Only the last entry can be torn (entries are appended in order, each
-    write fsynced), so only the region from the last entry header is parsed.
-    """
-    header = file_header(day).encode()
-    if not data.startswith(header):
-        if header.startswith(data):
-            return 0, None  # torn while the file was being created
-        raise LogFormatError(f"expected the header '# Kairos log {day}'", 1)
-    start = data.rfind(b"\n## ")
-    if start < len(header) - 1:
-        return len(header), None
-    start += 1
-    region = data[start:]
-    entry = _parse_one(region)
-    if entry is not None:
-        return len(data), entry
-    # The region may be a whole entry followed by the start of a torn one.
-    end = region.find(b"\n\n", region.find(b"\n- hash: "))
-    if end != -1:
-        end += 2
-        first = _parse_one(region[:end])
-        if first is not None:
-            return start + end, first
-    return start, _last_whole_before(data, start, day)
-
-
-def _parse_one(region: bytes) -> Entry | None:
-    try:
-        parsed = parse_entries(region.decode("utf-8"))
-    except (UnicodeDecodeError, LogFormatError, TypeError):
-        return None
-    return parsed[-1] if len(parsed) == 1 else None
-
-
-def _last_whole_before(data: bytes, start: int, day: str) -> Entry | None:
-    prev = data.rfind(b"\n## ", 0, start - 1)
-    if prev == -1:
-        return None
-    return _parse_one(data[prev + 1:start])
 
 
 def placed_day(own: str, previous: str | None) -> str:
@@ -399,152 +330,122 @@ def _day_before(day: str) -> str:
     return (date.fromisoformat(day) - timedelta(days=1)).isoformat()
 
 
-def expected_days(recorded: Iterable[Recorded], key: bytes | None = None,
-                  mac_from: int | None = None) -> Iterator[tuple[str, str]]:
-    """The log text these events must give, as (day, text) runs in position
-    order: each run is appended to its day's file, and a day's first run
-    begins with the file header.  A day can come back after another (a clock
-    that stepped back more than a day): its later runs continue the file.
+def expected_entries(recorded: Iterable[Recorded], key: bytes | None = None,
+                     mac_from: int | None = None) -> Iterator[tuple[str, str, bool]]:
+    """The log text these events must give, entry by entry, in position
+    order: (day, text, whether a run of the day starts here).  A day's first
+    entry carries the file header before it; a day can come back after
+    another (a clock that stepped back more than a day): its later runs
+    continue the file.
 
     The same placement rule as :meth:`LogMirror.plan`, so logs regenerated
     from the store are byte-identical to logs written one event at a time;
     entries from position ``mac_from`` on carry their ``- mac:`` line, made
-    with ``key``.
+    with ``key``.  One entry at a time: nothing here grows with the logs.
     """
     day: str | None = None
     seen: set[str] = set()
-    parts: list[str] = []
     for rec in recorded:
         d = placed_day(day_of(rec.event.timestamp), day)
+        text = render_entry(rec.position, rec.event,
+                            key if mac_from is not None and rec.position >= mac_from else None)
         if d != day:
-            if day is not None:
-                yield day, "".join(parts)
-            day, parts = d, [] if d in seen else [file_header(d)]
-            seen.add(d)
-        parts.append(render_entry(rec.position, rec.event,
-                                  key if mac_from is not None and rec.position >= mac_from
-                                  else None))
-    if day is not None:
-        yield day, "".join(parts)
+            day = d
+            if d not in seen:
+                seen.add(d)
+                text = file_header(d) + text
+            yield d, text, True
+        else:
+            yield d, text, False
 
 
-def expected_files(recorded: Iterable[Recorded], key: bytes | None = None,
-                   mac_from: int | None = None) -> Iterator[tuple[str, str]]:
-    """Each day file's whole expected text, as (day, text): the runs of
-    :func:`expected_days` joined per day.  Streams day by day while the days
-    come in order (always, but after a clock step back of more than a day)."""
-    pending: dict[str, list[str]] = {}
-    order: list[str] = []
-    for day, text in expected_days(recorded, key, mac_from):
-        if day not in pending:
-            order.append(day)
-            pending[day] = []
-        pending[day].append(text)
-    for day in order:
-        yield day, "".join(pending.pop(day))
-
-
-# How much of a file's end is read to find its last entry (most entries are
-# far smaller; a larger one is found by reading more).
-END_CHUNK = 4096
-
-
-def _last_position(path: str, day: str, size: int | None = None) -> int | None:
-    """The position of a day file's last entry (in its first ``size`` bytes),
-    reading only its end; 0 when it holds only its header, None when its end
-    is not a whole entry (torn)."""
-    if size is None:
-        size = os.path.getsize(path)
-    chunk = END_CHUNK
-    with open(path, "rb") as f:
-        while True:
-            start = max(0, size - chunk)
-            f.seek(start)
-            data = f.read(size - start)
-            at = data.rfind(b"\n## ")
-            if at >= 0 and (start > 0 or at >= len(file_header(day)) - 1):
-                entry = _parse_one(data[at + 1:])
-                return entry.position if entry is not None else None
-            if start == 0:  # no entry header at all
-                return 0 if data == file_header(day).encode() else None
-            chunk *= 16
-
-
-def _first_position(path: str, day: str) -> int | None:
-    """The position of a day file's first entry (None: no entry header)."""
-    with open(path, "rb") as f:
-        data = f.read(len(file_header(day)) + 32)
-    m = _HEADER.match(data, len(file_header(day)) - 1)
-    return int(m.group(1)) if m else None
-
-
-def read_upto(path: str, size: int | None = None) -> bytes:
-    """A file's bytes, or its first ``size`` (a cut taken earlier)."""
-    with open(path, "rb") as f:
-        return f.read() if size is None else f.read(size)
-
-
-def ordered_entries(mirror: LogMirror, bad: Callable[[str, Exception], None],
-                    sizes: dict[str, int] | None = None) -> Iterator[tuple[str, Entry]]:
-    """Every log entry, in position order, with its file (relative path).
-
-    Files are read one at a time in the order of their first positions,
-    as fast as one pass over them; only files whose position ranges
-    overlap (a clock stepped back more than a day, and entries went on in
-    an older file) are read together and merged.  A file that does not
-    parse is handed to ``bad`` (with a :class:`LogFormatError` or a
-    :class:`UnicodeDecodeError`) and left out.  With ``sizes`` (a cut: each
-    file's size when it was taken), only those files, and only those bytes.
-    """
+def ordered_files(mirror: LogMirror, sizes: dict[str, int] | None = None
+                  ) -> Iterator[list[tuple[str, str]]]:
+    """The day files in the order of their positions, as groups of (day,
+    path): one file a group, but files whose position ranges overlap (a
+    clock stepped back more than a day, and entries went on in an older
+    file), which must be read together and merged.  A file with no entry
+    header (a header alone, or bad) is a group of its own, first."""
     ranges: list[tuple[int, int, str, str]] = []
     for day, path in mirror.day_files():
         if sizes is not None and path not in sizes:
             continue
-        size = None if sizes is None else sizes[path]
-        first = _first_position(path, day)
+        first = first_position(path, day)
         if first is None:
-            _parse_file(mirror, day, path, bad, size)  # a header alone, or bad: checked
+            yield [(day, path)]
             continue
-        last = _last_position(path, day, size)
+        last = last_position(path, day, None if sizes is None else sizes[path])
         ranges.append((first, last if last else 1 << 62, day, path))
     ranges.sort()
     group: list[tuple[str, str]] = []
     end = 0
     for first, last, day, path in ranges:
         if group and first > end:
-            yield from _merged(mirror, group, bad, sizes)
+            yield group
             group = []
         group.append((day, path))
         end = max(end, last) if len(group) > 1 else last
     if group:
-        yield from _merged(mirror, group, bad, sizes)
+        yield group
 
 
-def _merged(mirror: LogMirror, group: list[tuple[str, str]],
-            bad: Callable[[str, Exception], None], sizes: dict[str, int] | None
-            ) -> Iterator[tuple[str, Entry]]:
-    def parsed(day: str, path: str) -> list[Entry]:
-        return _parse_file(mirror, day, path, bad, None if sizes is None else sizes[path])
+def ordered_entries(mirror: LogMirror, bad: Callable[[str, Exception], None],
+                    sizes: dict[str, int] | None = None) -> Iterator[tuple[str, Entry]]:
+    """Every log entry, in position order, with its file (relative path).
 
-    if len(group) == 1:
-        day, path = group[0]
+    Each file is streamed (:func:`~kairos.engine.logread.iter_entries`), in
+    the order of :func:`ordered_files`; the files of a group are merged.  A
+    file that does not parse is handed to ``bad`` (with a
+    :class:`LogFormatError` or a :class:`UnicodeDecodeError`) where it stops
+    parsing: its entries before that point have been yielded.  With
+    ``sizes`` (a cut: each file's size when it was taken), only those files,
+    and only those bytes.
+    """
+    def entries(day: str, path: str) -> Iterator[tuple[int, str, Entry]]:
         rel = mirror.relpath(path)
-        for entry in parsed(day, path):
+        try:
+            for entry in iter_entries(path, day, None if sizes is None else sizes[path]):
+                yield entry.position, rel, entry
+        except (LogFormatError, UnicodeDecodeError) as e:
+            bad(rel, e)
+
+    for group in ordered_files(mirror, sizes):
+        runs = [entries(day, path) for day, path in group]
+        merged = runs[0] if len(runs) == 1 else heapq.merge(*runs, key=lambda t: t[0])
+        for _, rel, entry in merged:
             yield rel, entry
-        return
-    runs = [[(e.position, mirror.relpath(path), e) for e in parsed(day, path)]
-            for day, path in group]
-    for _, rel, entry in heapq.merge(*runs, key=lambda t: t[0]):
-        yield rel, entry
 
 
-def _parse_file(mirror: LogMirror, day: str, path: str,
-                bad: Callable[[str, Exception], None], size: int | None = None) -> list[Entry]:
-    try:
-        return parse_day(read_upto(path, size).decode("utf-8"), day)
-    except (LogFormatError, UnicodeDecodeError) as e:
-        bad(mirror.relpath(path), e)
-        return []
+def ordered_places(mirror: LogMirror) -> Iterator[tuple[int, str, int]]:
+    """(position, file, line) of every log entry, in position order, each
+    file streamed: what a rebuild records of each event, without a map of
+    every entry in memory."""
+    def places(path: str) -> Iterator[tuple[int, str, int]]:
+        rel = mirror.relpath(path)
+        for position, line in file_places(path):
+            yield position, rel, line
+
+    for group in ordered_files(mirror):
+        runs = [places(path) for _, path in group]
+        yield from runs[0] if len(runs) == 1 else heapq.merge(*runs)
+
+
+class Places:
+    """Log places looked up in ascending position order (a rebuild's load),
+    read from :func:`ordered_places` as the lookups advance: the
+    ``where.get`` of :func:`kairos.projections.indexer.index_row` without a
+    map of every entry."""
+
+    def __init__(self, places: Iterator[tuple[int, str, int]]):
+        self._places = places
+        self._next: tuple[int, str, int] | None = next(places, None)
+
+    def get(self, position: int, default: Place, /) -> Place:
+        while self._next is not None and self._next[0] < position:
+            self._next = next(self._places, None)
+        if self._next is not None and self._next[0] == position:
+            return self._next[1], self._next[2]
+        return default
 
 
 _HEADER_TYPE = re.compile(rb"\n## (\d+) ([A-Za-z]+)\n")
@@ -556,19 +457,27 @@ def past_the_end(mirror: LogMirror, stored: int) -> str:
     positions, types and places.  Kairos does not import them on its own:
     they may be forged (anyone who can write the logs can append a
     well-formed entry), or the store an older backup; an operator decides,
-    with ``kairos verify`` (entry MACs, a checkpoint)."""
+    with ``kairos verify`` (entry MACs, a checkpoint).  Each file is read a
+    block at a time; only the first few entries past the end are kept."""
     found: list[tuple[int, str, str, int]] = []
+    count = 0
     for _day, path in mirror.day_files():
-        data = read_upto(path)
-        for m in _HEADER_TYPE.finditer(data):
-            position = int(m.group(1))
-            if position > stored:
-                line = data.count(b"\n", 0, m.start() + 1) + 1
-                found.append((position, m.group(2).decode(), mirror.relpath(path), line))
+        line = 1
+        for piece in blocks(path):
+            data = b"\n" + piece
+            for m in _HEADER_TYPE.finditer(data):
+                position = int(m.group(1))
+                if position > stored:
+                    count += 1
+                    at = line + data.count(b"\n", 1, m.start() + 1)
+                    found.append((position, m.group(2).decode(), mirror.relpath(path), at))
+            line += piece.count(b"\n")
+            if len(found) > 4 * SHOWN:
+                found = sorted(found)[:SHOWN]
     found.sort()
     shown = ", ".join(f"{p:06d} {t} at {rel}:{line}" for p, t, rel, line in found[:SHOWN])
-    more = f" and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
-    return (f"the logs hold {len(found)} entries past the store's end (position {stored}): "
+    more = f" and {count - SHOWN} more" if count > SHOWN else ""
+    return (f"the logs hold {count} entries past the store's end (position {stored}): "
             f"{shown}{more}.  Kairos does not import them: they may have been forged, or the "
             "store restored from an older backup; check them with `kairos verify` "
             "(see docs/operations.md) before deciding")
@@ -579,16 +488,20 @@ MAC_LINE = re.compile(rb"(?<=\n)- mac: [0-9a-f]{64}\n")
 
 def first_mac_position(mirror: LogMirror) -> int | None:
     """The position of the first log entry that carries a MAC (None: none
-    does): from there on, every entry must."""
+    does): from there on, every entry must.  Each file is read a block at a
+    time until its first mac line."""
     best: int | None = None
     for _day, path in mirror.day_files():
-        data = read_upto(path)
-        at = data.find(b"\n- mac: ")
-        if at < 0:
-            continue
-        header = data.rfind(b"\n## ", 0, at)
-        m = _HEADER.match(data, header)
-        if m is not None:
-            position = int(m.group(1))
-            best = position if best is None else min(best, position)
+        for piece in blocks(path):
+            at = piece.find(b"\n- mac: ")
+            if at < 0:
+                continue
+            header = piece.rfind(b"\n## ", 0, at)
+            m = HEADER_AT.match(piece, header) if header >= 0 else None
+            if m is None and piece.startswith(b"## "):
+                m = HEADER_AT.match(b"\n" + piece)
+            if m is not None:
+                position = int(m.group(1))
+                best = position if best is None else min(best, position)
+            break
     return best

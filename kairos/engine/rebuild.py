@@ -26,23 +26,28 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import struct
+import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from kairos.domain.events import Recorded, expected_hash
-from kairos.domain.logformat import Entry, LogFormatError, mac_holds, parse_day
+from kairos.domain.logformat import Entry, LogFormatError, mac_holds
 from kairos.engine.engine import Engine
 from kairos.engine.logmirror import (
     MAC_LINE,
+    Places,
     aside_path,
-    expected_files,
+    expected_entries,
     first_mac_position,
     fsync_dir,
     ordered_entries,
+    ordered_places,
     past_the_end,
 )
+from kairos.engine.logread import DayReader, iter_entries
 from kairos.engine.verify import ChainChecker
 from kairos.errors import Inconsistent, VerificationFailed, disk_errors
 from kairos.projections.indexer import mark_retracted
@@ -78,9 +83,17 @@ def rebuild(engine: Engine, *, from_logs: bool = False, import_past_end: bool = 
     with engine.writer_lock():
         if from_logs:
             restore_store(engine, report, import_past_end=import_past_end, key=key)
-        engine.recover()
+            # Not the read side: every event is new to it, and it is rebuilt
+            # from scratch below (applying them one batch at a time first
+            # was most of a restore's time).
+            engine.recover_logs()
+        else:
+            engine.recover()
         repair_logs(engine, report, key)
         rebuild_projections(engine, report)
+        if from_logs:
+            engine.complete_seals()  # what recover() does after the read side
+            engine.files.flush()
     return report
 
 
@@ -146,11 +159,12 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
     home = engine.home
     # A read model about to be rebuilt, held from the follower and every
     # flush (which would apply events to it first).
-    with engine.read_side_held() as readmodel:
+    with engine.read_side_held() as readmodel, tempfile.TemporaryFile() as digests:
         before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
-        rows_before = _row_digests(readmodel)
+        files_before = _file_digests(readmodel)
+        _save_row_digests(readmodel, digests)
         readmodel.reset()
-        where = engine.mirror.locate()
+        where = Places(ordered_places(engine.mirror))
         with readmodel.transaction() as writer:
             report.events, position, retracted = engine.indexer.load(
                 writer, engine.store.read_bulk(), where)
@@ -165,7 +179,9 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
             indexed.result()
         with readmodel.transaction() as writer:
             mark_retracted(writer, retracted)
-        _report_rows(report, rows_before, _row_digests(readmodel))
+        _report_rows(report, files_before, _file_digests(readmodel))
+        digests.seek(0)
+        _report_index_rows(report, digests, readmodel)
         engine.applied = position
         for rel in sorted(set(before) | set(after)):
             old, new = before.get(rel), after.get(rel)
@@ -178,17 +194,66 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
     report.files = len(after)
 
 
-def _row_digests(readmodel: ReadModel) -> dict[tuple[str, str], int]:
-    """Each read-model row by (table, name) with a digest of its values."""
+def _file_digests(readmodel: ReadModel) -> dict[tuple[str, str], int]:
+    """Each ``memory_files`` row by name with a digest of its values (one
+    per file, not per event: kept in memory)."""
     rows: dict[tuple[str, str], int] = {}
     for f in readmodel.file_rows():
         if f.content:
             name = "/".join(p for p in (f.agent, f.user, f.file) if p)
             rows["memory_files", name] = hash((f.content, json.dumps(f.segments), f.version,
                                                f.position, f.updated_at))
-    for r in readmodel.index_rows(1 << 62):
-        rows["memory_index", f"position {r['position']}"] = hash(tuple(r.values()))
     return rows
+
+
+_DIGEST = struct.Struct("<qq")  # position, digest of the row's values
+
+
+def _index_digests(readmodel: ReadModel) -> Iterator[tuple[int, int]]:
+    for r in readmodel.index_rows(1 << 62):
+        yield r["position"], hash(tuple(r.values()))
+
+
+def _save_row_digests(readmodel: ReadModel, out: BinaryIO) -> None:
+    """Write each ``memory_index`` row's (position, digest) to ``out``, in
+    position order: a million rows are 16 MB on disk instead of a map in
+    memory, and are read back in order to compare."""
+    batch: list[bytes] = []
+    for position, digest in _index_digests(readmodel):
+        batch.append(_DIGEST.pack(position, digest))
+        if len(batch) >= 4096:
+            out.write(b"".join(batch))
+            batch.clear()
+    out.write(b"".join(batch))
+
+
+def _saved_digests(saved: BinaryIO) -> Iterator[tuple[int, int]]:
+    while True:
+        chunk = saved.read(_DIGEST.size * 4096)
+        if not chunk:
+            return
+        yield from _DIGEST.iter_unpack(chunk)
+
+
+def _report_index_rows(report: RebuildReport, saved: BinaryIO, readmodel: ReadModel) -> None:
+    """Name every ``memory_index`` row the rebuild repaired, merging the
+    saved digests with the new rows, both in position order."""
+    old, new = _saved_digests(saved), _index_digests(readmodel)
+    repaired: list[tuple[str, str]] = []
+    a, b = next(old, None), next(new, None)
+    while a is not None or b is not None:
+        if b is None or (a is not None and a[0] < b[0]):
+            assert a is not None
+            status, position, a = "extra", a[0], next(old, None)
+        elif a is None or b[0] < a[0]:
+            status, position, b = "missing", b[0], next(new, None)
+        else:
+            status = "changed" if a[1] != b[1] else ""
+            position, a, b = a[0], next(old, None), next(new, None)
+        if status:
+            repaired.append((f"position {position}", status))
+    for row, status in sorted(repaired):  # in the order the report always gave
+        report.rows.append({"table": "memory_index", "row": row, "status": status})
 
 
 def _report_rows(report: RebuildReport, before: dict[tuple[str, str], int],
@@ -207,48 +272,98 @@ def repair_logs(engine: Engine, report: RebuildReport, key: bytes | None = None)
     the module's docstring).  Entries from the first one that carries a MAC
     on get theirs again, so regenerating them needs the entry key.
 
+    One pass over the store compares every file with what the events render
+    to, entry by entry, each file read forward as the entries come; the
+    files that differ are checked (all of them before anything is written),
+    moved aside and written again in a second pass.  Memory does not grow
+    with the logs.
+
     :raises Inconsistent: a file is intact but differs from the store, or
         must be regenerated with macs and no key was given.
     """
     mirror = engine.mirror
     actual = dict(mirror.day_files())
     mac_from = first_mac_position(mirror)
-    for day, text in expected_files(engine.store.read(), key, mac_from):
-        path = actual.get(day) or mirror.path_for(day)
+    strip = MAC_LINE if key is None and mac_from is not None else None
+    readers: dict[str, DayReader] = {}
+    redo: dict[str, str] = {}  # day -> path, in the order the days come
+    for day, text, _ in expected_entries(engine.store.read(), key, mac_from):
+        if day in redo:
+            continue
+        path = actual.get(day)
+        if path is None or not os.path.exists(path):
+            redo[day] = path or mirror.path_for(day)
+            continue
+        reader = readers.get(day)
+        if reader is None:
+            reader = readers[day] = DayReader(path, os.path.getsize(path), strip)
         want = text.encode("utf-8")
-        exists = os.path.exists(path)
-        if exists:
-            with open(path, "rb") as f:
-                data = f.read()
-            if data == want or (key is None and mac_from is not None
-                                and MAC_LINE.sub(b"", data) == want):
-                continue
+        if reader.take(len(want)) != want:
+            redo[day] = path
+    for day, reader in readers.items():
+        if day not in redo and any(reader.rest()):
+            redo[day] = actual[day]
+    for day, path in redo.items():
         if key is None and mac_from is not None:
             raise Inconsistent(
                 f"{mirror.relpath(path)} must be written again from the store, but its entries "
                 "carry macs and no entry key was given (KAIROS_ENTRY_KEY): nothing written")
-        if exists:
-            if not _damaged(data, day):
-                raise Inconsistent(
-                    f"{mirror.relpath(path)} is intact but differs from the store: "
-                    "run `kairos verify`")
+        if os.path.exists(path) and not _damaged(path, day):
+            raise Inconsistent(f"{mirror.relpath(path)} is intact but differs from the store: "
+                               "run `kairos verify`")
+    if redo:
+        _write_again(engine, report, redo, key, mac_from)
+    mirror.tail = None
+
+
+def _write_again(engine: Engine, report: RebuildReport, redo: dict[str, str],
+                 key: bytes | None, mac_from: int | None) -> None:
+    """Move the damaged files aside and write every file of ``redo`` from
+    the store, streamed (a day that comes back is appended to)."""
+    mirror = engine.mirror
+    for path in redo.values():
+        if os.path.exists(path):
             target = aside_path(path)
             os.replace(path, target)
             report.logs_moved.append({"file": mirror.relpath(path),
                                       "moved_to": mirror.relpath(target)})
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(want)
-            f.flush()
-            os.fsync(f.fileno())
+    out: BinaryIO | None = None
+    current: str | None = None
+    pending: list[bytes] = []
+
+    def close() -> None:
+        if out is not None:
+            out.write(b"".join(pending))
+            pending.clear()
+            out.flush()
+            os.fsync(out.fileno())
+            out.close()
+
+    try:
+        for day, text, _ in expected_entries(engine.store.read(), key, mac_from):
+            if day not in redo:
+                continue
+            if day != current:
+                close()
+                path = redo[day]
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                out, current = open(path, "ab"), day  # noqa: SIM115 - closed by close()
+            pending.append(text.encode("utf-8"))
+            if len(pending) >= 2048:
+                assert out is not None
+                out.write(b"".join(pending))
+                pending.clear()
+    finally:
+        close()
+    for path in redo.values():
         fsync_dir(os.path.dirname(path))
         report.logs_written.append(mirror.relpath(path))
-    mirror.tail = None
 
 
-def _damaged(data: bytes, day: str) -> bool:
+def _damaged(path: str, day: str) -> bool:
+    """Whether a day file no longer parses, or an entry's hash does not
+    match its content (streamed)."""
     try:
-        entries = parse_day(data.decode("utf-8"), day)
+        return any(expected_hash(e.event) != e.event.hash for e in iter_entries(path, day))
     except (UnicodeDecodeError, LogFormatError):
         return True
-    return any(expected_hash(e.event) != e.event.hash for e in entries)

@@ -41,10 +41,12 @@ from kairos.domain.events import DomainEvent, Recorded, expected_hash
 from kairos.domain.hashing import GENESIS
 from kairos.domain.logformat import LogFormatError, mac_holds
 from kairos.engine.locks import shared_lock_if_present
-from kairos.engine.logmirror import MAC_LINE, LogMirror, expected_days, ordered_entries, read_upto
+from kairos.engine.logmirror import MAC_LINE, LogMirror, expected_entries, ordered_entries
+from kairos.engine.logread import DayReader
 from kairos.engine.store import Store
 
 MAX_PROBLEMS = 50
+_HEADER = re.compile(rb"\n## (\d+) ")
 
 
 @dataclass(frozen=True)
@@ -206,51 +208,69 @@ def _verify_logs(mirror: LogMirror, report: Report, cut: Cut, key: bytes | None
 def _compare(recorded: Iterator[Recorded], mirror: LogMirror, report: Report, cut: Cut,
              key: bytes | None, mac_from: int | None, past: set[int]) -> None:
     """Check 3: each day file is, up to the cut, the store's entries rendered
-    (run after run: a day can come back after a clock stepped back).  Without
-    the key, mac lines are left out of the comparison (check 2 saw them)."""
+    (run after run: a day can come back after a clock stepped back), one
+    problem at most per run.  Entry by entry, each file read forward as the
+    entries come (:class:`~kairos.engine.logread.DayReader`): memory does
+    not grow with the files.  Without the key, mac lines are left out of
+    the comparison (check 2 saw them)."""
     actual = {day: path for day, path in mirror.day_files() if path in cut.sizes}
-    offsets: dict[str, int] = {}
-    data: dict[str, bytes] = {}
-    for day, text in expected_days(recorded, key, mac_from if key is not None else None):
+    strip = MAC_LINE if key is None and mac_from is not None else None
+    readers: dict[str, DayReader] = {}
+    missing: set[str] = set()
+    failed = False  # the current run has its problem already
+    for day, text, starts in expected_entries(recorded, key,
+                                              mac_from if key is not None else None):
+        failed = failed and not starts
         path = actual.get(day)
         if path is None:
-            if day not in offsets:
+            if day not in missing:
+                missing.add(day)
                 first = text.split("\n")[2 if text.startswith("# ") else 0]
                 report.add(Problem(mirror.relpath(mirror.path_for(day)), "log file is missing",
                                    _position_of(first)))
-            offsets[day] = 0
             continue
-        if day not in data:
-            raw = read_upto(path, cut.sizes[path])
-            data = {day: raw if key is not None or mac_from is None else MAC_LINE.sub(b"", raw)}
-            offsets.setdefault(day, 0)
-        got, at = data[day], offsets[day]
+        reader = readers.get(day)
+        if reader is None:
+            reader = readers[day] = DayReader(path, cut.sizes[path], strip)
         want = text.encode("utf-8")
-        if got[at:at + len(want)] != want:
-            report.add(_first_difference(mirror.relpath(path), got, got[:at] + want))
-        offsets[day] = at + len(want)
+        line = reader.line
+        got = reader.take(len(want))
+        if got == want or failed:
+            continue
+        failed = True
+        window = got + reader.peek(len(want) + 4096)
+        report.add(_first_difference(mirror.relpath(path), window, want, line))
     for day, path in sorted(actual.items()):
-        done = offsets.get(day, 0)
-        size = len(data[day]) if day in data else cut.sizes[path]
-        if done < size:
-            raw = data[day] if day in data else read_upto(path, size)
-            extra = {int(m) for m in re.findall(rb"\n## (\d+) ", raw[max(done - 1, 0):])}
-            if not extra <= past or (done == 0 and not extra):
-                report.add(Problem(mirror.relpath(path), "holds entries the store does not have",
-                                   min(extra - past, default=None)))
+        reader = readers.get(day) or DayReader(path, cut.sizes[path])
+        done = reader.last != b""  # some of it was compared
+        before, left, headers = reader.last, False, False
+        first_unknown: int | None = None
+        for piece in reader.rest():
+            left = left or piece != b""
+            for m in _HEADER.finditer(before + piece):
+                headers = True
+                position = int(m.group(1))
+                if position not in past and (first_unknown is None or position < first_unknown):
+                    first_unknown = position
+            before = piece[-1:]
+        if left and (first_unknown is not None or (not done and not headers)):
+            report.add(Problem(mirror.relpath(path), "holds entries the store does not have",
+                               first_unknown))
 
 
-def _first_difference(rel: str, data: bytes, want: bytes) -> Problem:
+def _first_difference(rel: str, data: bytes, want: bytes, base: int = 1) -> Problem:
+    """The problem at the first line where ``data`` (the file from an entry's
+    first line, on line ``base``) and ``want`` (the entry) differ."""
     got_lines, want_lines = data.split(b"\n"), want.split(b"\n")
     n = next((i for i, (a, b) in enumerate(zip(got_lines, want_lines, strict=False)) if a != b),
              min(len(got_lines), len(want_lines)))
     line, position = _entry_at(got_lines, n)
     if n >= len(want_lines) - 1:
-        return Problem(rel, "holds an entry the store does not have", position, line)
+        return Problem(rel, "holds an entry the store does not have", position, base + line - 1)
     if n >= len(got_lines) - 1:
         return Problem(rel, "ends before the store's events do", _entry_at(want_lines, n)[1],
-                       n + 1)
-    return Problem(rel, "differs from the store's event", position, line)
+                       base + n)
+    return Problem(rel, "differs from the store's event", position, base + line - 1)
 
 
 def _position_of(header: str) -> int | None:

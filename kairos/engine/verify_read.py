@@ -16,13 +16,14 @@ it names, and reports each repair.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from kairos.domain.fold import Files, apply_event, render, touched
 from kairos.domain.kinds import EventType
 from kairos.engine.locks import shared_lock_if_present
 from kairos.engine.store import Store
-from kairos.engine.verify import Problem, Report
+from kairos.engine.verify import MAX_PROBLEMS, Problem, Report
 from kairos.projections.indexer import index_row
 from kairos.projections.materialize import Materializer, existing_files, file_path, read_file
 from kairos.projections.readmodel import ROW_COLUMNS, ReadModel
@@ -55,37 +56,66 @@ def verify_read_side(store: Store, readmodel: ReadModel, files: Materializer,
 def _check_rows(store: Store, readmodel: ReadModel, at: int,
                 problems: list[Problem]) -> dict[tuple[str, str, str], str]:
     """Compare ``memory_index`` and ``memory_files`` with the fold of the
-    events up to ``at``; return the files' folded texts."""
+    events up to ``at``; return the files' folded texts.
+
+    The index rows and the events are merged in position order, a page of
+    each at a time: memory holds the files' folds and the retractions, not
+    a row per event.  A row's ``retracted_by`` is compared at the end (the
+    retraction comes after the event it withdraws)."""
     streams: dict[tuple[str, str], Files] = {}
-    retracted: dict[str, str] = {}
-    expected: list[tuple[Any, ...]] = []
-    for rec in store.read(upto=at):
-        e = rec.event
-        expected.append(index_row(rec, {}))
-        if e.kind is EventType.RETRACTED:
-            retracted.update(dict.fromkeys(getattr(e, "retracts"), e.event_id))  # noqa: B009
-        if touched(e):
-            scope = (e.agent, e.user or "")
-            streams[scope] = apply_event(streams.get(scope, {}), e)
-    rows = readmodel.index_rows(at)
-    by_position = {row[0]: row for row in expected}
-    seen = set()
-    for row in rows:
-        position = row["position"]
-        seen.add(position)
-        want = by_position.get(position)
-        if want is None:
-            problems.append(Problem("read model", "memory_index holds a row for an event the "
-                                    "store does not have", position))
+    retracted: dict[str, str] = {}  # event id -> the retraction's id, from the store
+    marked: dict[str, tuple[str, int]] = {}  # event id -> (retracted_by, position), the rows'
+
+    def expected() -> Iterator[tuple[Any, ...]]:
+        for rec in store.read(upto=at):
+            e = rec.event
+            if e.kind is EventType.RETRACTED:
+                retracted.update(dict.fromkeys(getattr(e, "retracts"), e.event_id))  # noqa: B009
+            if touched(e):
+                scope = (e.agent, e.user or "")
+                streams[scope] = apply_event(streams.get(scope, {}), e)
+            yield index_row(rec, {})
+
+    issues: dict[int, list[str] | None] = {}  # position -> columns that differ; None: no event
+    lacks: list[int] = []
+    rows, wants = readmodel.index_rows(at), expected()
+    row, want = next(rows, None), next(wants, None)
+    while row is not None or want is not None:
+        if want is None or (row is not None and row["position"] < want[0]):
+            assert row is not None
+            if len(issues) < MAX_PROBLEMS:
+                issues[row["position"]] = None
+            row = next(rows, None)
+            continue
+        if row is None or want[0] < row["position"]:
+            if len(lacks) < 10:
+                lacks.append(want[0])
+            want = next(wants, None)
             continue
         wanted = dict(zip(ROW_COLUMNS, want, strict=True))
         differs = [c for c in COMPARED if row[c] != wanted[c]]  # type: ignore[literal-required]
-        if row["retracted_by"] != retracted.get(wanted["event_id"]):
-            differs.append("retracted_by")
-        if differs:
-            problems.append(Problem("read model", f"memory_index row differs from the store's "
-                                    f"event in {', '.join(differs)}", position))
-    for position in sorted(set(by_position) - seen)[:10]:
+        if row["retracted_by"] is not None:
+            marked[wanted["event_id"]] = (row["retracted_by"], row["position"])
+        if differs and len(issues) < MAX_PROBLEMS:
+            issues[row["position"]] = differs
+        row, want = next(rows, None), next(wants, None)
+    for event_id in marked.keys() | retracted.keys():
+        by, position = marked.get(event_id, (None, None))
+        if by != retracted.get(event_id):
+            if position is None:
+                found = readmodel.event(event_id)
+                if found is None or found["position"] > at:
+                    continue  # no row (reported as lacking), or past this check's moment
+                position = found["position"]
+            columns = issues.setdefault(position, [])
+            if columns is not None:
+                columns.append("retracted_by")
+    for position, columns in sorted(issues.items()):
+        problems.append(Problem("read model", "memory_index holds a row for an event the store "
+                                "does not have" if columns is None else "memory_index row "
+                                f"differs from the store's event in {', '.join(columns)}",
+                                position))
+    for position in lacks:
         problems.append(Problem("read model", "memory_index lacks the store's event", position))
     folded = {(agent, user, name): render(segments)
               for (agent, user), files in streams.items() for name, segments in files.items()}

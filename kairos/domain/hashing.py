@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
@@ -30,9 +31,21 @@ def format_time(ts: datetime) -> str:
             f"{t.second:02d}.{t.microsecond:06d}Z")
 
 
+_TIME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})"
+                   r"\.([0-9]{6})Z")
+
+
 def parse_time(text: str) -> datetime:
-    """Inverse of :func:`format_time`."""
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    """Inverse of :func:`format_time`: exactly its form (a restore parses a
+    time per log entry, and ``strptime`` was a tenth of the parse).
+
+    :raises ValueError: ``text`` is not in that form, or not a real time.
+    """
+    m = _TIME.fullmatch(text)
+    if m is None:
+        raise ValueError(f"time data {text!r} is not YYYY-MM-DDTHH:MM:SS.ffffffZ")
+    y, mo, d, h, mi, s, us = map(int, m.groups())
+    return datetime(y, mo, d, h, mi, s, us, tzinfo=UTC)
 
 
 def canonical(obj: Any) -> bytes:

@@ -1,0 +1,177 @@
+"""Costs that must stay flat as a home grows: open, verify, rebuild, and the
+incident path ``rebuild --from-logs`` (issue 13, items 1-3).
+
+Run by hand, never as a test; the figures go in docs/benchmarks.md.
+
+    # a home of N events, all in one day file (the stress case), written once
+    .venv/bin/python benchmarks/bench_scale.py seed /tmp/scale/h100k --events 100000
+
+    # interleaved rounds: each Python (each a venv with its own Kairos) in turn
+    .venv/bin/python benchmarks/bench_scale.py run --python OLD/.venv/bin/python \\
+        --python .venv/bin/python --rounds 5 open /tmp/scale/h1k /tmp/scale/h1m
+
+Measures, in a fresh process for each run so that each Kairos is what runs:
+
+* ``open``: ``Memory(home)`` and ``close`` in the process (interpreter start
+  not counted), for each home given;
+* ``verify`` / ``rebuild``: the ``kairos`` command, wall time and the peak
+  RSS of its process (``os.wait4``);
+* ``from-logs``: ``kairos rebuild --from-logs`` on a copy of the home's
+  logs without its database (the copy is made outside the timing); events/s
+  counted from the store it restored.
+
+The seed writes whole streams per save and one catch-up (as
+``bench_core.seed``), so a million events take minutes, not an hour.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+
+WORKER_OPEN = """
+import sys, time
+from kairos.memory import Memory
+t = time.perf_counter()
+m = Memory(sys.argv[1])
+m.close()
+print(time.perf_counter() - t)
+"""
+
+
+def seed(home: str, events: int, days: int, per_stream: int) -> None:
+    """``events`` events (in ``days`` day files), written quickly."""
+    from kairos.domain.events import MemoryStream
+    from kairos.engine.rebuild import RebuildReport, rebuild_projections
+    from kairos.memory import Memory
+
+    t = time.perf_counter()
+    start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+    with Memory.init(home) as mem:
+        store = mem.engine.store
+        streams = max(1, events // per_stream)
+        for s in range(streams):
+            now = start + timedelta(days=s * days // streams)
+            stream = MemoryStream.open("agent", f"u{s}", now)
+            for i in range(per_stream - 1):
+                stream.write("MEMORY.md", f"fact {i} of user {s}: likes item {i * 7 % 13}",
+                             "append" if i % 10 else "replace", "agent", None, now)
+            store.save(stream)
+            if s % 100 == 99:
+                mem.engine.catch_up()  # the logs, a few thousand entries at a time
+        mem.engine.catch_up()
+        # The read side in one load: applying a million events batch by batch
+        # would look up their log places page by page.
+        rebuild_projections(mem.engine, RebuildReport())
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(
+        os.path.join(home, "logs")) for f in fs)
+    print(f"seeded {home}: {events} events, {size / 1e6:.1f} MB of logs, "
+          f"{time.perf_counter() - t:.0f} s")
+
+
+def run_child(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS in MB, stdout) of one process.  Its output
+    goes to files (a pipe nobody reads while waiting would block it)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        # From / : a worker started in a source tree would import that tree's Kairos.
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd="/")
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): "
+                             f"{err.read().decode()[-2000:]}")
+        return wall, usage.ru_maxrss / 1024, out.read().decode()
+
+
+def kairos_of(python: str) -> str:
+    return os.path.join(os.path.dirname(python), "kairos")
+
+
+def stored_events(home: str) -> int:
+    conn = sqlite3.connect(os.path.join(home, "kairos.db"))
+    try:
+        return int(conn.execute("SELECT count(*) FROM stored_events").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def measure(what: str, python: str, home: str, scratch: str) -> str:
+    """One run of ``what``: a line of figures."""
+    if what == "open":
+        wall, rss, out = run_child([python, "-c", WORKER_OPEN, home])
+        return f"open {float(out):8.3f} s   rss {rss:6.0f} MB"
+    if what in ("verify", "rebuild"):
+        wall, rss, _ = run_child([kairos_of(python), "--home", home, what])
+        return f"{what} {wall:8.2f} s   rss {rss:6.0f} MB"
+    if what == "from-logs":
+        copy = os.path.join(scratch, "restore")
+        shutil.rmtree(copy, ignore_errors=True)
+        os.makedirs(copy)
+        shutil.copytree(os.path.join(home, "logs"), os.path.join(copy, "logs"))
+        shutil.copy(os.path.join(home, "kairos.toml"), copy)
+        wall, rss, _ = run_child([kairos_of(python), "--home", copy, "rebuild", "--from-logs"])
+        n = stored_events(copy)
+        shutil.rmtree(copy)
+        return f"from-logs {wall:8.2f} s   {n / wall:8.0f} events/s   rss {rss:6.0f} MB   ({n})"
+    raise SystemExit(f"unknown measurement {what}")
+
+
+def figure(line: str) -> float:
+    """The first number of a result line (seconds)."""
+    return float(line.split()[1])
+
+
+def run(pythons: list[str], what: str, homes: list[str], rounds: int) -> None:
+    with open("/proc/loadavg") as f:
+        print(f"load average before: {f.read().split()[:3]}")
+    results: dict[tuple[str, str], list[str]] = {}
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as scratch:
+        for r in range(rounds):
+            for home in homes:
+                for python in pythons:  # interleaved: A, B, A, B …
+                    line = measure(what, python, home, scratch)
+                    results.setdefault((home, python), []).append(line)
+                    print(f"round {r + 1}  {os.path.basename(home):>8}  {python}: {line}",
+                          flush=True)
+    with open("/proc/loadavg") as f:
+        print(f"load average after: {f.read().split()[:3]}")
+    for (home, python), lines in results.items():
+        xs = sorted(figure(line) for line in lines)
+        print(f"{what} {os.path.basename(home):>8} {python}: min {xs[0]:.3f}  median "
+              f"{statistics.median(xs):.3f}  max {xs[-1]:.3f}  (s)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("seed")
+    s.add_argument("home")
+    s.add_argument("--events", type=int, default=100_000)
+    s.add_argument("--days", type=int, default=1)
+    s.add_argument("--per-stream", type=int, default=100)
+    r = sub.add_parser("run")
+    r.add_argument("--python", action="append", default=[])
+    r.add_argument("--rounds", type=int, default=3)
+    r.add_argument("what", choices=["open", "verify", "rebuild", "from-logs"])
+    r.add_argument("homes", nargs="+")
+    args = parser.parse_args()
+    if args.cmd == "seed":
+        seed(args.home, args.events, args.days, args.per_stream)
+    else:
+        run(args.python or [sys.executable], args.what, args.homes, args.rounds)
+
+
+if __name__ == "__main__":
+    main()

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import click
 
+from kairos.cli import render
 from kairos.domain.events import ACTORS
 from kairos.errors import KairosError
 from kairos.memory import Memory
@@ -40,7 +41,7 @@ def run(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except KairosError as e:
-            raise KairosClickError(str(e), e.exit_code) from None
+            raise KairosClickError(render.hint(str(e)), e.exit_code) from None
     return wrapper  # type: ignore[return-value]
 
 
@@ -103,7 +104,7 @@ def closing(ctx: click.Context, mem: Memory) -> None:
         try:
             mem.close()
         except KairosError as e:
-            raise KairosClickError(str(e), e.exit_code) from None
+            raise KairosClickError(render.hint(str(e)), e.exit_code) from None
     ctx.call_on_close(close)
 
 

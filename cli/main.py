@@ -28,6 +28,7 @@ from kairos.cli.options import (
     session_option,
     user_option,
 )
+from kairos.cli.progress import progress_for
 from kairos.errors import BadInput
 from kairos.memory import Memory
 
@@ -42,6 +43,10 @@ def cli(ctx: click.Context, home: str | None, db: str | None) -> None:
     Every memory write is an immutable event, kept in the event store and in
     append-only dated logs (logs/YYYY/MM/YYYY-MM-DD.md); the memory files are
     projections of those events.
+
+    Long commands (rebuild, verify, seal, export, dream --all) show progress
+    on standard error when it is a terminal, and nothing when it is piped.
+    --json prints one JSON document on one line.
 
     \b
     Example:
@@ -257,8 +262,8 @@ def rebuild(ctx: click.Context, from_logs: bool, import_past_end: bool, as_json:
     """
     if import_past_end and not from_logs:
         raise BadInput("--import-past-end goes with --from-logs")
-    report = memory(ctx, recover=not from_logs).rebuild(from_logs=from_logs,
-                                                        import_past_end=import_past_end)
+    report = memory(ctx, recover=not from_logs).rebuild(
+        from_logs=from_logs, import_past_end=import_past_end, progress=progress_for("rebuild"))
     if as_json:
         render.emit(report.to_dict())
     else:
@@ -295,8 +300,9 @@ def verify(ctx: click.Context, checkpoint: str | None, public_key: str | None,
         render.bundle(result, as_json)
         ctx.exit(0 if result["ok"] else 1)
     mem = memory(ctx, recover=False, read_only=True)
-    report = mem.verify()
-    check = mem.verify_checkpoint(checkpoint, public_key) if checkpoint else None
+    report = mem.verify(progress_for("verify"))
+    check = (mem.verify_checkpoint(checkpoint, public_key, progress_for("verify checkpoint"))
+             if checkpoint else None)
     ok = report.ok and (check is None or check.ok)
     render.verified(report, check, ok, as_json)
     ctx.exit(0 if ok else 1)
@@ -317,7 +323,7 @@ def seal(ctx: click.Context, key: str | None, as_json: bool) -> None:
     Example:
         kairos seal --key /etc/kairos/signing.pem
     """
-    data = memory(ctx).seal(key)
+    data = memory(ctx).seal(key, progress_for("seal"))
     if as_json:
         render.emit(data)
     else:

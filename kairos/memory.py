@@ -49,6 +49,7 @@ from kairos.home import (
     store_url,
 )
 from kairos.ports import IndexRow, ReadResult, WriteResult
+from kairos.progress import SILENT, Progress
 
 __all__ = ["Memory", "ReadResult", "WriteResult", "check_text", "parse_when"]
 
@@ -392,7 +393,7 @@ class Memory:
         return row
 
     # -- operations ------------------------------------------------------------------
-    def verify(self) -> Report:
+    def verify(self, progress: Progress = SILENT) -> Report:
         """Check every hash chain in the store and the logs, that they agree,
         that each log entry's MAC holds (with the entry key), and that the
         read model and the materialized files are the folds of the events.
@@ -400,16 +401,21 @@ class Memory:
         Read-only, and exact under load: it checks the cut it takes at its
         start (:func:`kairos.engine.verify.take_cut`), so writes landing
         meanwhile never raise a false alarm.  The report's first problem
-        names the first bad entry, row or file.
+        names the first bad entry, row or file.  ``progress`` hears of each
+        pass (:mod:`kairos.progress`).
         """
         engine = self.engine
         cut = take_cut(engine.store, engine.mirror, os.path.join(self.home, ".kairos.lock"))
-        report = verify(engine.store, engine.mirror, cut, self.entry_key)
-        verify_read_side(engine.store, engine.readmodel, engine.files, report)
+        try:
+            report = verify(engine.store, engine.mirror, cut, self.entry_key, progress)
+            verify_read_side(engine.store, engine.readmodel, engine.files, report, progress)
+        finally:
+            progress.done()
         sort_problems(report)
         return report
 
-    def rebuild(self, *, from_logs: bool = False, import_past_end: bool = False) -> RebuildReport:
+    def rebuild(self, *, from_logs: bool = False, import_past_end: bool = False,
+                progress: Progress = SILENT) -> RebuildReport:
         """Re-derive read models and files from the store, and repair the logs;
         report every read-model row and file it repaired.
 
@@ -417,6 +423,7 @@ class Memory:
         database was lost: an empty store takes every entry).  Entries past
         the end of a store that holds events are imported only with
         ``import_past_end`` (they may be forged: check them first).
+        ``progress`` hears of each phase (:mod:`kairos.progress`).
         :raises VerificationFailed: a log entry fails its hash chain or its
             MAC (with ``from_logs``; nothing is imported).
         :raises Inconsistent: store and logs hold different histories, or the
@@ -425,17 +432,29 @@ class Memory:
         """
         if self.read_only:
             raise BadInput("this home was opened read-only: a rebuild writes")
-        return rebuild(self.engine, from_logs=from_logs, import_past_end=import_past_end,
-                       key=self.entry_key)
+        try:
+            return rebuild(self.engine, from_logs=from_logs, import_past_end=import_past_end,
+                           key=self.entry_key, progress=progress)
+        finally:
+            progress.done()
 
-    def seal(self, key: str | None = None) -> dict[str, Any]:
+    def seal(self, key: str | None = None, progress: Progress = SILENT) -> dict[str, Any]:
         """Record a checkpoint over every event so far, and write its file.
 
         ``key``: an Ed25519 private key (PEM) to sign it with (default:
         ``KAIROS_SIGNING_KEY``, else unsigned).  Returns the checkpoint.
+        ``progress`` hears of the pass over every event.
         """
-        return self.checkpoints.seal(key)
+        try:
+            return self.checkpoints.seal(key, progress)
+        finally:
+            progress.done()
 
-    def verify_checkpoint(self, path: str, public_key: str | None = None) -> CheckpointCheck:
-        """Prove the current history extends the checkpoint in ``path``."""
-        return self.checkpoints.verify(path, public_key)
+    def verify_checkpoint(self, path: str, public_key: str | None = None,
+                          progress: Progress = SILENT) -> CheckpointCheck:
+        """Prove the current history extends the checkpoint in ``path``
+        (one pass over every event: ``progress`` hears of it)."""
+        try:
+            return self.checkpoints.verify(path, public_key, progress)
+        finally:
+            progress.done()

@@ -147,7 +147,3 @@ def export(ctx: click.Context, agent: str, user: str, since: str | None, until: 
                                     progress=progress_for("export"))
     render.emit(data) if as_json else render.exported(data)
 
-
-def register(cli: click.Group) -> None:
-    for command in (audit, trace, diff, export):
-        cli.add_command(command)

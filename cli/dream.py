@@ -16,7 +16,6 @@ from kairos.cli.options import (
     user_option,
 )
 from kairos.cli.progress import progress_for
-from kairos.dream.runner import run as run_dreams
 from kairos.errors import BadInput
 
 VERSIONED = "MEMORY.md, USER.md or topics/<name>.md."
@@ -62,6 +61,8 @@ def dream(ctx: click.Context, all_pairs: bool, agent: str | None, user: str | No
     chosen = dreams.distiller(distiller, model=model, api_base=api_base, timeout=timeout,
                               retries=retries)
     pairs = None if all_pairs else [(str(agent), str(user))]
+    from kairos.dream.runner import run as run_dreams
+
     summary = run_dreams(dreams, pairs, distiller=chosen, force=force, dry_run=dry_run,
                          trigger="cron" if pairs is None else "cli",
                          progress=progress_for("dream"))
@@ -218,9 +219,3 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     data = memory(ctx).dreams.stats()
     render.emit(data) if as_json else render.stats(data)
 
-
-def register(cli: click.Group) -> None:
-    cli.add_command(dream)
-    cli.add_command(versions)
-    cli.add_command(rollback)
-    cli.add_command(stats)

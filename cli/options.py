@@ -13,14 +13,16 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from kairos.cli import render
-from kairos.domain.events import ACTORS
+from kairos.domain.kinds import ACTORS
 from kairos.errors import KairosError
-from kairos.memory import Memory
+
+if TYPE_CHECKING:
+    from kairos.memory import Memory
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
@@ -90,6 +92,8 @@ def memory(ctx: click.Context, recover: bool = True, *, read_only: bool = False)
     ``read_only``: the commands that only read (verify, read, history, log,
     audit, trace, diff) open the home without writing anything to it.
     """
+    from kairos.memory import Memory  # here: --help and --version never load the store
+
     obj = ctx.find_object(dict)
     assert obj is not None
     mem = Memory(obj["home"], obj["db"], recover=recover, read_only=read_only)

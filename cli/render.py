@@ -12,18 +12,17 @@ import io
 import json
 import os
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from kairos.agent.context import AssembledContext
-from kairos.agent.tools import MEMORY_TOOLS
-from kairos.audit.checkpoints import CheckpointCheck
-from kairos.audit.trace import COLUMNS
-from kairos.dream.runner import Summary
-from kairos.engine.rebuild import RebuildReport
-from kairos.engine.verify import Report
-from kairos.ports import IndexRow, ReadResult, WriteResult
+if TYPE_CHECKING:  # the results' types; importing them would load the event store
+    from kairos.agent.context import AssembledContext
+    from kairos.audit.checkpoints import CheckpointCheck
+    from kairos.dream.runner import Summary
+    from kairos.engine.rebuild import RebuildReport
+    from kairos.engine.verify import Report
+    from kairos.ports import IndexRow, ReadResult, WriteResult
 
 FORMATS = ("table", "jsonl", "csv")
 
@@ -167,6 +166,8 @@ def assembled(result: AssembledContext) -> None:
 
 
 def tools() -> None:
+    from kairos.agent.tools import MEMORY_TOOLS
+
     for t in MEMORY_TOOLS:
         fn = t["function"]
         required = set(fn["parameters"]["required"])
@@ -181,6 +182,8 @@ def audit_rows(rows: list[dict[str, Any]], fmt: str) -> None:
         click.echo("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), nl=False)
         return
     if fmt == "csv":
+        from kairos.audit.trace import COLUMNS
+
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()

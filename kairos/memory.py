@@ -14,30 +14,23 @@ to the moment asked for.
 
 from __future__ import annotations
 
+import functools
 import os
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kairos import clock
-from kairos.agent.context import Contexts
-from kairos.agent.search import Search
-from kairos.audit.checkpoints import CheckpointCheck, Checkpoints
-from kairos.audit.trace import Audit
-from kairos.domain.events import ACTORS, MODES, AlreadyWritten, MemoryStream, payload_of
+from kairos.domain.events import MODES, AlreadyWritten, MemoryStream, payload_of
 from kairos.domain.files import FileSpec, check_scope, file_spec
 from kairos.domain.fold import Segments, apply_to_file, fold, render, size, touched
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
 from kairos.domain.inputs import check_key, check_text, parse_day, parse_when
-from kairos.domain.kinds import EventType
+from kairos.domain.kinds import ACTORS, EventType
 from kairos.domain.logformat import Entry, file_header, render_entry
 from kairos.domain.logformat import parse_day as parse_log_day
-from kairos.dream.service import Dreams
 from kairos.engine.engine import Engine
 from kairos.engine.locks import writer_lock
-from kairos.engine.rebuild import RebuildReport, rebuild
-from kairos.engine.verify import Report, sort_problems, take_cut, verify
-from kairos.engine.verify_read import verify_read_side
 from kairos.errors import BadInput, NotFound, on_disk
 from kairos.home import (
     CONFIG,
@@ -50,6 +43,15 @@ from kairos.home import (
 )
 from kairos.ports import IndexRow, ReadResult, WriteResult
 from kairos.progress import SILENT, Progress
+
+if TYPE_CHECKING:
+    from kairos.agent.context import Contexts
+    from kairos.agent.search import Search
+    from kairos.audit.checkpoints import CheckpointCheck, Checkpoints
+    from kairos.audit.trace import Audit
+    from kairos.dream.service import Dreams
+    from kairos.engine.rebuild import RebuildReport
+    from kairos.engine.verify import Report
 
 __all__ = ["Memory", "ReadResult", "WriteResult", "check_text", "parse_when"]
 
@@ -86,12 +88,40 @@ class Memory:
         self.entry_key = load_entry_key(self.home, self.settings)
         self.read_only = read_only
         self.engine = self._open(recover, follow)
-        engine, store, index = self.engine, self.engine.store, self.engine.index
-        self.dreams = Dreams(engine, store, index, self.settings, engine.dream_lock)
-        self.contexts = Contexts(self)
-        self.audit = Audit(index, store, self, self.contexts, self.home)
-        self.checkpoints = Checkpoints(engine, store, self.home)
-        self._search = Search(index)
+
+    # The services are built, and their modules imported, on first use: a
+    # command that reads or writes one file (an agent's tool call, a cron
+    # line) does not load the dream's distillers or the audit's Merkle code.
+    @functools.cached_property
+    def dreams(self) -> Dreams:
+        from kairos.dream.service import Dreams
+
+        engine = self.engine
+        return Dreams(engine, engine.store, engine.index, self.settings, engine.dream_lock)
+
+    @functools.cached_property
+    def contexts(self) -> Contexts:
+        from kairos.agent.context import Contexts
+
+        return Contexts(self)
+
+    @functools.cached_property
+    def audit(self) -> Audit:
+        from kairos.audit.trace import Audit
+
+        return Audit(self.engine.index, self.engine.store, self, self.contexts, self.home)
+
+    @functools.cached_property
+    def checkpoints(self) -> Checkpoints:
+        from kairos.audit.checkpoints import Checkpoints
+
+        return Checkpoints(self.engine, self.engine.store, self.home)
+
+    @functools.cached_property
+    def _search(self) -> Search:
+        from kairos.agent.search import Search
+
+        return Search(self.engine.index)
 
     def _open(self, recover: bool, follow: bool) -> Engine:
         if self.read_only:
@@ -404,6 +434,9 @@ class Memory:
         names the first bad entry, row or file.  ``progress`` hears of each
         pass (:mod:`kairos.progress`).
         """
+        from kairos.engine.verify import sort_problems, take_cut, verify
+        from kairos.engine.verify_read import verify_read_side
+
         engine = self.engine
         cut = take_cut(engine.store, engine.mirror, os.path.join(self.home, ".kairos.lock"))
         try:
@@ -432,6 +465,8 @@ class Memory:
         """
         if self.read_only:
             raise BadInput("this home was opened read-only: a rebuild writes")
+        from kairos.engine.rebuild import rebuild
+
         try:
             return rebuild(self.engine, from_logs=from_logs, import_past_end=import_past_end,
                            key=self.entry_key, progress=progress)

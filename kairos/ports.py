@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar
 from uuid import UUID
 
-from kairos.domain.events import DomainEvent, MemoryStream, Recorded
+if TYPE_CHECKING:  # in annotations only: the rows and results load without eventsourcing
+    from kairos.domain.events import DomainEvent, MemoryStream, Recorded
 
 T = TypeVar("T")
 

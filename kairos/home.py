@@ -47,6 +47,14 @@ DEFAULT_CONFIG = """\
 #
 # [dream.agents.ada]
 # review = "auto"
+#
+# [search]                                       # memory search
+# embeddings = "auto"                            # wordllama if installed (kairos-memory[search]),
+#                                                # "off", or a litellm model, e.g.
+#                                                # "openai/text-embedding-3-small"
+# api_base = "http://127.0.0.1:11434"            # for a litellm model; its key from the env
+# timeout = 10                                   # seconds per embedding request
+# retry_after = 60                               # seconds to rest a failed embedder
 """
 
 
@@ -71,10 +79,21 @@ class DreamSettings:
 
 
 @dataclass
+class SearchSettings:
+    """``[search]`` in kairos.toml (see :mod:`kairos.projections.embedders`)."""
+
+    embeddings: str = "auto"  # "auto", "off", "wordllama", or a litellm model
+    api_base: str | None = None
+    timeout: float = 10.0
+    retry_after: float = 60.0
+
+
+@dataclass
 class Settings:
     url: str | None = None
     limits: dict[str, int] = field(default_factory=dict)
     dream: DreamSettings = field(default_factory=DreamSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
 
     def limit_of(self, spec: FileSpec) -> int:
         """A file's limit in this home: ``[limits]``, else its default."""
@@ -109,6 +128,22 @@ def _dream_settings(path: str, data: dict[str, Any]) -> DreamSettings:
     return settings
 
 
+def _search_settings(path: str, data: dict[str, Any]) -> SearchSettings:
+    defaults = SearchSettings()
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if not hasattr(defaults, key):
+            raise BadInput(f"{path}: unknown setting {key!r} in [search]")
+        expected = float if key in ("timeout", "retry_after") else str
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, expected) or (expected is float and value <= 0):
+            raise BadInput(f"{path}: [search] {key} must be a "
+                           f"{'positive number' if expected is float else 'string'}")
+        values[key] = value
+    return SearchSettings(**values)
+
+
 def is_home(path: str) -> bool:
     return os.path.isfile(os.path.join(path, CONFIG)) or os.path.isdir(os.path.join(path, "logs"))
 
@@ -135,7 +170,8 @@ def load_settings(home: str) -> Settings:
             raise BadInput(f"{path}: limit for {name} must be a positive integer")
     url = data.get("store", {}).get("url")
     return Settings(url=url, limits=dict(limits),
-                    dream=_dream_settings(path, data.get("dream", {})))
+                    dream=_dream_settings(path, data.get("dream", {})),
+                    search=_search_settings(path, data.get("search", {})))
 
 
 def store_url(home: str, db: str | None, settings: Settings) -> str:

@@ -39,7 +39,8 @@ from kairos.engine.rebuild import RebuildReport, rebuild
 from kairos.engine.verify import Report, verify
 from kairos.errors import BadInput, NotFound
 from kairos.home import CONFIG, DEFAULT_CONFIG, check_home, load_settings, resolve_home, store_url
-from kairos.ports import IndexRow, ReadResult, WriteResult
+from kairos.ports import IndexRow, ReadResult, SearchResult, WriteResult
+from kairos.projections.embedders import make_embedder
 
 __all__ = ["Memory", "ReadResult", "WriteResult", "check_text", "parse_when"]
 
@@ -67,19 +68,20 @@ class Memory:
         check_home(self.home)
         self.settings = load_settings(self.home)
         self.url = store_url(self.home, db, self.settings)
+        self.embedder = make_embedder(self.settings.search)
         self.engine = self._open(recover, follow)
         engine, store, index = self.engine, self.engine.store, self.engine.index
         self.dreams = Dreams(engine, store, index, self.settings, engine.dream_lock)
         self.contexts = Contexts(self)
         self.audit = Audit(index, store, self, self.contexts, self.home)
         self.checkpoints = Checkpoints(engine, store, self.home)
-        self._search = Search(index)
+        self._search = Search(engine.search_index, self.embedder)
 
     def _open(self, recover: bool, follow: bool) -> Engine:
         # Opening creates tables (the library's and the read model's) on first
         # use: under the writer lock, so processes opening at once do not race.
         with writer_lock(self.home):
-            engine = Engine(self.home, self.url, follow=follow)
+            engine = Engine(self.home, self.url, follow=follow, embedder=self.embedder)
             if recover:
                 try:
                     engine.recover()
@@ -292,16 +294,27 @@ class Memory:
         return [e for e in parse_log_day(text, day)
                 if agent is None or (e.event.agent == agent and e.event.user in (None, user))]
 
-    def search(self, agent: str, query: str, *, user: str | None = None,
-               limit: int = 10) -> list[dict[str, Any]]:
-        """Search an agent's own files (and one pair's) and their history.
+    def search(self, agent: str, query: str, *, user: str | None = None, limit: int = 10,
+               file: str | None = None, since: str | datetime | None = None,
+               include_retracted: bool = False) -> SearchResult:
+        """Search an agent's own files (and, with ``user``, that pair's) and
+        their history, best first.
 
-        Matches every word of ``query`` (case-insensitive) anywhere in a line
-        of a current file, or in the text of an earlier event.  Each result
-        carries the ids of the events it comes from; current lines come first.
-        :raises BadInput: bad ids, or a query with no words.
+        Words are matched stemmed (English), by prefix and, for compounds and
+        CJK, as substrings; with an embedder configured (``[search]
+        embeddings``), by meaning too, fused by reciprocal rank (see
+        :mod:`kairos.agent.search`).  Current lines rank ahead of history at
+        equal relevance, newer ahead of older, and a raw write its file no
+        longer holds below what replaced it.  Retracted writes are never
+        returned, except with ``include_retracted`` (an auditor's view, each
+        hit marked).  ``file`` and ``since`` narrow the search.  The result's
+        ``mode`` says whether meaning was used, and ``note`` why not.
+        :raises BadInput: bad ids, file or time, a limit outside 1–100, or a
+            query with no words.
         """
-        return self._search.search(agent, query, user=user, limit=limit)
+        when = format_time(parse_when(since)) if since is not None else None
+        return self._search.search(agent, query, user=user, limit=limit, file=file,
+                                   since=when, include_retracted=include_retracted)
 
     def files(self) -> list[dict[str, Any]]:
         """Every existing memory file of the home with its size (no contents)."""

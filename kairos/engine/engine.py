@@ -34,7 +34,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from itertools import islice
-from typing import TypeVar
+from typing import Any, TypeVar
 from uuid import UUID
 
 from kairos import clock, faults
@@ -44,10 +44,12 @@ from kairos.engine.locks import dream_lock, file_lock, writer_lock
 from kairos.engine.logmirror import LogMirror, Repair
 from kairos.engine.store import Conflict, Store
 from kairos.errors import Inconsistent, MemoryClosed, TooManyWriters
-from kairos.ports import FileRow, IndexRow
+from kairos.ports import Doc, Embedder, EmbedderUnavailable, FileRow, IndexRow, SearchScope
 from kairos.projections.indexer import Applicable, Indexer
 from kairos.projections.materialize import Materializer
 from kairos.projections.readmodel import ReadModel, create_read_engine
+from kairos.projections.search import SearchQueries
+from kairos.projections.vectors import Vectors
 
 T = TypeVar("T")
 PAGE = 1000
@@ -75,7 +77,8 @@ class Engine:
         brought up by reads, ``flush`` and ``close`` alone).
     """
 
-    def __init__(self, home: str, url: str, *, follow: bool = True):
+    def __init__(self, home: str, url: str, *, follow: bool = True,
+                 embedder: Embedder | None = None):
         self.home = home
         self.store = Store(url)
         try:
@@ -87,8 +90,12 @@ class Engine:
         self.indexer = Indexer()
         self.mirror = LogMirror(os.path.join(home, "logs"))
         self.files = Materializer(home, self.readmodel, file_lock)
-        self.follower = Follower(self.fresh, self.files.flush) if follow else None
+        self.embedder = embedder
+        self.vectors = Vectors(self.readmodel.engine, SearchQueries(self.readmodel.engine))
+        self.follower = Follower(self.fresh, self.files.flush,
+                                 self.embed if embedder is not None else None) if follow else None
         self.index = FreshIndex(self)
+        self.search_index = FreshSearch(self)
         # The position up to which this process knows store and logs agree
         # (None until it has checked), and the read model's last known one.
         self.synced: int | None = None
@@ -258,6 +265,18 @@ class Engine:
                 at = batch[-1].position
                 self.applied = max(self.applied, at)
 
+    def embed(self, stop: Callable[[], bool] = lambda: False) -> int:
+        """Embed what the read model holds and the vector cache lacks (the
+        follower's last step, off the write path); return how many texts were
+        embedded.  A failing embedder is logged (by :class:`Guarded`) and
+        tried again in a later round: never raised to a writer or a reader."""
+        if self.embedder is None:
+            return 0
+        try:
+            return self.vectors.catch_up(self.embedder, self.readmodel.position(), stop)
+        except EmbedderUnavailable:
+            return 0
+
     # -- the write path --------------------------------------------------------------
     def execute(self, agent: str, user: str | None,
                 command: Callable[[MemoryStream], T]) -> tuple[Recorded, T]:
@@ -383,3 +402,34 @@ class FreshIndex:
     def stream_version_at(self, agent: str, user: str | None, until: str) -> int:
         self._engine.fresh()
         return self._model.stream_version_at(agent, user, until)
+
+
+class FreshSearch:
+    """The search index as the search service queries it
+    (:class:`kairos.ports.SearchIndex`): each query first brings the read
+    model up to every event in the store."""
+
+    def __init__(self, engine: Engine):
+        self._engine = engine
+        self._queries = SearchQueries(engine.readmodel.engine)
+
+    def lexical(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
+        self._engine.fresh()
+        return self._queries.lexical(scope, words, depth)
+
+    def substring(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
+        self._engine.fresh()
+        return self._queries.substring(scope, words, depth)
+
+    def lines(self, scope: SearchScope) -> list[Doc]:
+        self._engine.fresh()
+        return self._queries.lines(scope)
+
+    def docs(self, scope: SearchScope, keys: Iterable[int]) -> dict[int, Doc]:
+        self._engine.fresh()
+        return self._queries.docs(scope, keys)
+
+    def nearest(self, scope: SearchScope, embedder: Embedder, vector: Any,
+                depth: int) -> tuple[list[Doc], int]:
+        self._engine.fresh()
+        return self._engine.vectors.nearest(scope, embedder, vector, depth)

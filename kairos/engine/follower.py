@@ -40,9 +40,13 @@ log = logging.getLogger("kairos")
 
 class Follower:
     def __init__(self, apply: Callable[[], None], flush: Callable[[], object],
+                 after: Callable[[Callable[[], bool]], object] | None = None,
                  delay: float = 0.05):
         self.apply = apply
         self.flush = flush
+        # Work that may wait (embedding): run last, given a callable that says
+        # when to stop, and skipped once stop() was called.
+        self.after = after
         self.delay = delay
         self._wake = threading.Event()
         self._halt = threading.Event()
@@ -75,6 +79,8 @@ class Follower:
                 if self.delay:
                     self._halt.wait(self.delay)  # cut short by stop()
                 self.flush()
+                if self.after is not None and not self._stopped:
+                    self.after(lambda: self._stopped)
             except Exception as e:
                 log.error("the read side's follower failed: %s", e, exc_info=True)
                 with self._failure_lock:

@@ -14,6 +14,7 @@ from kairos.audit.checkpoints import keygen as make_key
 from kairos.audit.export import verify_bundle
 from kairos.cli import render
 from kairos.cli.options import (
+    FILES_HELP,
     actor_option,
     agent_option,
     file_option,
@@ -220,6 +221,38 @@ def history(ctx: click.Context, agent: str, user: str | None, file: str | None,
         render.emit(rows)
     else:
         render.history(rows)
+
+
+@cli.command()
+@agent_option()
+@user_option(help="User id: search that pair's files and history too.")
+@file_option(required=False, help="Only this file: " + FILES_HELP)
+@click.option("--since", help="Only what was recorded at or after this ISO 8601 time.")
+@click.option("--limit", "-n", type=click.IntRange(1, 100), default=10, show_default=True,
+              help="At most this many results.")
+@click.option("--include-retracted", is_flag=True,
+              help="The auditor's view: retracted writes too, marked.")
+@json_option
+@click.argument("query")
+@click.pass_context
+@run
+def search(ctx: click.Context, agent: str, user: str | None, file: str | None,
+           since: str | None, limit: int, include_retracted: bool, as_json: bool,
+           query: str) -> None:
+    """Search an agent's memory (and one pair's), best first.
+
+    Words are matched stemmed, by prefix and as parts of compounds; with
+    embeddings on ([search] in kairos.toml), by meaning too.  Each result
+    says where it is: a current line, a topic file's line, or history.
+
+    \b
+    Example:
+        kairos search --agent ada --user sam "where does Sam work?"
+        kairos search --agent ada --user sam --file MEMORY.md --since 2026-10-01 tea
+    """
+    found = memory(ctx).search(agent, query, user=user, limit=limit, file=file, since=since,
+                               include_retracted=include_retracted)
+    render.emit(found.to_dict()) if as_json else render.searched(found)
 
 
 @cli.command()

@@ -53,18 +53,18 @@ def _unit(vectors: Any) -> Any:
     return v / np.maximum(norms, 1e-12)
 
 
+_LOADED: dict[str, Any] = {}  # the model, loaded once per process (16 MB, ~0.8 s)
+_LOADING = threading.Lock()
+
+
 class WordLlamaEmbedder:
-    """WordLlama from its wheel alone, loaded on first use."""
+    """WordLlama from its wheel alone, loaded on first use, once per process."""
 
     model = f"wordllama/l2_supercat-{WORDLLAMA_DIMS}"
 
-    def __init__(self) -> None:
-        self._model: Any = None
-        self._lock = threading.Lock()
-
     def _load(self) -> Any:
-        with self._lock:
-            if self._model is None:
+        with _LOADING:
+            if WORDLLAMA not in _LOADED:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 try:
                     import wordllama
@@ -73,9 +73,9 @@ class WordLlamaEmbedder:
                     raise EmbedderUnavailable(
                         "wordllama is not installed: pip install 'kairos-memory[search]'"
                     ) from None
-                self._model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent,
-                                             dim=WORDLLAMA_DIMS, disable_download=True)
-            return self._model
+                _LOADED[WORDLLAMA] = WordLlama.load(cache_dir=Path(wordllama.__file__).parent,
+                                                    dim=WORDLLAMA_DIMS, disable_download=True)
+            return _LOADED[WORDLLAMA]
 
     def embed(self, texts: list[str]) -> Any:
         try:
@@ -95,15 +95,19 @@ class LiteLLMEmbedder:
         self.timeout = timeout
 
     def embed(self, texts: list[str]) -> Any:
+        # Use the cost map litellm ships instead of fetching one at import.
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         try:
             import litellm
         except ImportError:
             raise EmbedderUnavailable(
                 f"embeddings = {self.model!r} needs litellm: pip install 'kairos-memory[llm]'"
             ) from None
+        litellm.suppress_debug_info = True  # it prints hints to stdout, which may be our output
         try:
             response = litellm.embedding(model=self.model, input=texts, api_base=self.api_base,
-                                         timeout=self.timeout, num_retries=0)
+                                         timeout=self.timeout, num_retries=0,
+                                         max_retries=0)
             data = sorted(response.data, key=lambda d: d["index"])
             vectors = [d["embedding"] for d in data]
         except Exception as e:

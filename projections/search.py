@@ -166,7 +166,7 @@ def _tsquery(words: Sequence[str]) -> str:
 
 
 def grams(words: Sequence[str]) -> list[str]:
-    """What the substring companion looks for: each word of three letters or
+    """What the substring companion looks for: each word of four letters or
     more; the n-grams of a long word (the parts of a compound: Chorprobe →
     chor, prob…); a CJK run's bigrams (CJK has no spaces between words)."""
     out: list[str] = []
@@ -176,7 +176,7 @@ def grams(words: Sequence[str]) -> list[str]:
             for run in runs:
                 out += [run] if len(run) <= 2 else [run[i:i + 2] for i in range(len(run) - 1)]
             continue
-        if len(w) >= 3:
+        if len(w) >= GRAM:  # shorter ones are parts of too many words (tea: steamed)
             out.append(w)
         if len(w) >= GRAM_MIN_WORD:
             out += [w[i:i + GRAM] for i in range(len(w) - GRAM + 1)]
@@ -223,6 +223,11 @@ def _line_doc(r: Any, score: float = 0.0) -> Doc:
                event_ids=tuple(r.sources.split()), score=score)
 
 
+def _order(d: Doc) -> tuple[float, bool, int]:
+    """Best first; at equal score a current line before history, newer before older."""
+    return (-d.score, d.kind != "current", -d.position)
+
+
 class SearchQueries:
     """The search index's reads, over one read model's engine."""
 
@@ -239,7 +244,7 @@ class SearchQueries:
                 found = self._fts5(conn, scope, words, depth)
             else:
                 found = self._tsvector(conn, scope, words, depth)
-        found.sort(key=lambda d: (-d.score, -d.position))
+        found.sort(key=_order)
         return found[:depth]
 
     def _fts5(self, conn: Connection, scope: SearchScope, words: Sequence[str],
@@ -311,7 +316,7 @@ class SearchQueries:
                     f"WHERE {where}) x WHERE s > 0 ORDER BY s DESC LIMIT :depth"
                     ), params).all()
                 found += [make(r, float(r.s)) for r in rows]
-        found.sort(key=lambda d: (-d.score, -d.position))
+        found.sort(key=_order)
         return found[:depth]
 
     def lines(self, scope: SearchScope) -> list[Doc]:

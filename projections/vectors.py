@@ -29,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, and_, insert, select, text
+from sqlalchemy import Engine, and_, select, text
 
 from kairos.ports import Doc, Embedder, EmbedderUnavailable, SearchScope
 from kairos.projections.readmodel import lines_table, positions, vectors_table
@@ -79,18 +79,17 @@ class Vectors:
         return out
 
     def put(self, model: str, items: dict[str, Any]) -> None:
-        """Store vectors (by digest); one another process stored meanwhile is
-        left as it is."""
+        """Store vectors (by digest); one another thread or process stored
+        meanwhile is left as it is (the same text gives the same vector)."""
         if not items:
             return
+        if self.engine.dialect.name == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert as upsert
+        else:
+            from sqlalchemy.dialects.postgresql import insert as upsert  # type: ignore[assignment]
+        rows = [{"model": model, "digest": d, "vector": to_bytes(v)} for d, v in items.items()]
         with self.engine.begin() as conn:
-            have = set(conn.scalars(select(vectors_table.c.digest).where(
-                (vectors_table.c.model == model)
-                & vectors_table.c.digest.in_(list(items)))))
-            rows = [{"model": model, "digest": d, "vector": to_bytes(v)}
-                    for d, v in items.items() if d not in have]
-            if rows:
-                conn.execute(insert(vectors_table), rows)
+            conn.execute(upsert(vectors_table).on_conflict_do_nothing(), rows)
 
     def embed_missing(self, embedder: Embedder, texts: Sequence[str],
                       batch: int = 64) -> tuple[dict[str, Any], int]:

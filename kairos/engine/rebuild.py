@@ -120,6 +120,7 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
     # flush (which would apply events to it first).
     with engine.read_side_held() as readmodel:
         before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
+        embedded = engine.vectors.kept_positions()  # the vector cache itself is kept
         readmodel.reset()
         where = engine.mirror.locate()
         with readmodel.transaction() as writer:
@@ -136,6 +137,7 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
             indexed.result()
         with readmodel.transaction() as writer:
             mark_retracted(writer, retracted)
+        engine.vectors.restore_positions(embedded, position)
         engine.applied = position
         for rel in sorted(set(before) | set(after)):
             old, new = before.get(rel), after.get(rel)

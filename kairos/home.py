@@ -137,7 +137,7 @@ def _search_settings(path: str, data: dict[str, Any]) -> SearchSettings:
         expected = float if key in ("timeout", "retry_after") else str
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if not isinstance(value, expected) or (expected is float and value <= 0):
+        if not isinstance(value, expected) or (isinstance(value, float) and value <= 0):
             raise BadInput(f"{path}: [search] {key} must be a "
                            f"{'positive number' if expected is float else 'string'}")
         values[key] = value

@@ -161,7 +161,7 @@ class Vectors:
                 last = int(rows[-1].position) if len(rows) == PAGE else upto
                 lines = conn.execute(select(lines_table.c.text).where(
                     and_(lines_table.c.position > at, lines_table.c.position <= last))).all()
-            made += self.embed_missing(embedder, [r.text for r in rows + lines])[1]
+            made += self.embed_missing(embedder, [r.text for r in [*rows, *lines]])[1]
             self.set_position(embedder.model, last)
             at = last
         return made

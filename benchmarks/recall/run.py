@@ -354,14 +354,16 @@ def format_report(report: Report, verbose: bool = False) -> str:
 
 def format_comparison(reports: list[Report]) -> str:
     cats = list(dict.fromkeys(c for r in reports for c in r.categories))
-    head = f"{'backend':<22}{'recall@5':>9}{'MRR':>7}{'held-out r@5/MRR':>17}{'leaks':>7}{'newer':>7}{'p50 ms':>8}  " + \
+    head = (f"{'backend':<22}{'recall@5':>9}{'MRR':>7}{'held-out r@5/MRR':>17}{'leaks':>7}"
+            f"{'newer':>7}{'p50 ms':>8}  ") + \
         " ".join(f"{c[:10]:>10}" for c in cats)
     lines = ["recall@5 per category:", head, "-" * len(head)]
     for r in reports:
         o = r.overall
         nf = r.categories.get("now_vs_history", Summary()).newer_first
         ho = f"{r.held_out.recall:.3f}/{r.held_out.mrr:.3f}"
-        lines.append(f"{r.backend:<22}{o.recall:>9.3f}{o.mrr:>7.3f}{ho:>17}{o.leaks:>7}{nf:>7}{r.p50_ms:>8.1f}  "
+        lines.append(f"{r.backend:<22}{o.recall:>9.3f}{o.mrr:>7.3f}{ho:>17}{o.leaks:>7}{nf:>7}"
+                     f"{r.p50_ms:>8.1f}  "
                      + " ".join(f"{r.categories[c].recall:>10.3f}" if c in r.categories else " " * 10
                                 for c in cats))
     return "\n".join(lines)

@@ -36,11 +36,12 @@ from kairos.dream.service import Dreams
 from kairos.engine.engine import Engine
 from kairos.engine.locks import writer_lock
 from kairos.engine.rebuild import RebuildReport, rebuild
-from kairos.engine.verify import Report, verify
+from kairos.engine.verify import Problem, Report, verify
 from kairos.errors import BadInput, NotFound
 from kairos.home import CONFIG, DEFAULT_CONFIG, check_home, load_settings, resolve_home, store_url
 from kairos.ports import IndexRow, ReadResult, SearchResult, WriteResult
 from kairos.projections.embedders import make_embedder
+from kairos.projections.search import check as check_search
 
 __all__ = ["Memory", "ReadResult", "WriteResult", "check_text", "parse_when"]
 
@@ -334,8 +335,13 @@ class Memory:
         """Check every hash chain in the store and the logs, and that they agree.
 
         Read-only.  The report's first problem names the first bad entry.
+        The search index is checked against the read model it derives from.
         """
-        return verify(self.engine.store, self.engine.mirror)
+        report = verify(self.engine.store, self.engine.mirror)
+        with self.engine.readmodel.engine.connect() as conn:
+            for problem in check_search(conn):
+                report.add(Problem("read model", problem))
+        return report
 
     def rebuild(self, *, from_logs: bool = False) -> RebuildReport:
         """Re-derive read models and files from the store, and repair the logs.

@@ -146,6 +146,39 @@ def line_rows(agent: str, user: str, name: str, segments: Sequence[Sequence[Any]
     return rows
 
 
+def check(conn: Connection) -> list[str]:
+    """What is wrong with the search index, against the read model it is
+    derived from (``kairos verify``): each file's lines, and on SQLite the
+    full-text index's row counts.  Empty when it is sound."""
+    import json
+    from collections import Counter
+
+    problems = []
+    want: Counter[tuple[str, str, str, str, str]] = Counter()
+    for r in conn.execute(text("SELECT agent_id, user_id, file, segments FROM memory_files")):
+        for line in line_rows(r.agent_id, r.user_id, r.file, json.loads(r.segments), {}, {}, 0, ""):
+            want[line[:3] + line[4:6]] += 1
+    have = Counter(tuple(r) for r in conn.execute(text(
+        "SELECT agent_id, user_id, file, text, sources FROM memory_lines")))
+    for key in sorted(set(want) | set(have)):
+        if want[key] != have[key]:
+            problems.append(f"search index: {key[0]}/{key[1] or '-'} {key[2]} has "
+                            f"{have[key]} rows for a line its file holds {want[key]} times: "
+                            "run `kairos rebuild`")
+            break
+    if conn.dialect.name == "sqlite":
+        indexed = conn.execute(text("SELECT sum(id > 0), sum(id < 0) FROM memory_fts_docsize")
+                               ).one()
+        history = conn.scalar(text(f"SELECT count(*) FROM memory_index WHERE type IN {_TYPES_SQL} "
+                                   "AND text IS NOT NULL"))
+        lines = conn.scalar(text("SELECT count(*) FROM memory_lines"))
+        if (indexed[0] or 0, indexed[1] or 0) != (history, lines):
+            problems.append(f"search index: the full-text index holds {indexed[0] or 0} history "
+                            f"entries and {indexed[1] or 0} lines, the read model {history} and "
+                            f"{lines}: run `kairos rebuild`")
+    return problems
+
+
 # -- queries ----------------------------------------------------------------------------------
 def _fts_terms(words: Sequence[str]) -> str:
     terms = []
@@ -364,5 +397,5 @@ class SearchQueries:
         return out
 
 
-__all__ = ["HISTORY_TYPES", "SearchQueries", "create_fts", "drop_fts", "fill_fts", "grams",
+__all__ = ["HISTORY_TYPES", "SearchQueries", "check", "create_fts", "drop_fts", "fill_fts", "grams",
            "line_rows", "scope_token"]

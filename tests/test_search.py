@@ -206,6 +206,19 @@ def test_an_old_home_gets_its_lines_indexed_when_migrated(lexical: Memory) -> No
     assert [h.where for h in lexical.search("ada", "oboe", user="sam")] == ["current"]
 
 
+def test_verify_checks_the_search_index_against_the_read_model(lexical: Memory) -> None:
+    lexical.write("ada", "MEMORY.md", "Sam plays the oboe.", user="sam")
+    lexical.end_session("ada", "sam", notes="Oboe lessons on Fridays.")
+    lexical.flush()
+    assert lexical.verify().ok
+    with lexical.engine.readmodel.engine.begin() as conn:
+        conn.exec_driver_sql("DELETE FROM memory_lines")
+    problems = [str(p) for p in lexical.verify().problems]
+    assert any("search index" in p and "kairos rebuild" in p for p in problems)
+    lexical.rebuild()
+    assert lexical.verify().ok
+
+
 # -- embeddings over HTTP ------------------------------------------------------------------------
 @pytest.fixture
 def server() -> Iterator[LLMServer]:

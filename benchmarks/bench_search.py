@@ -66,7 +66,7 @@ def seed(home: Path, events: int, logs: bool) -> None:
     for s in range((events - 10_000) // 100):
         stream = MemoryStream.open("agent", f"u{s}", NOW)
         for i in range(99):
-            stream.write("MEMORY.md", f"{rng.choice(FACTS)} (note {i} of u{s})",
+            stream.write("MEMORY.md", rng.choice(FACTS),
                          "append" if i % 10 else "replace", "agent", None, NOW)
         store.save(stream)
     stream = MemoryStream.open("bench", "target", NOW)

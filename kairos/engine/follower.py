@@ -6,7 +6,9 @@ materialized files follow, in this thread: :meth:`Follower.notify` wakes it,
 it applies every event the read model lacks (however many writes came in
 meanwhile, in transactions of up to 50 events), then waits ``delay`` seconds,
 so that a burst of writes to one file costs one rename, and writes the
-changed files.
+changed files.  Last, when the home has an embedder, it embeds what the
+search index gained (work that may wait: skipped once :meth:`stop` is called,
+so a short-lived command never waits for a model to load).
 
 Nothing here is needed for correctness: every read first brings the read
 model up to the store itself (:meth:`kairos.engine.engine.Engine.fresh`),

@@ -55,7 +55,7 @@ from sqlalchemy import text as sql_text
 from sqlalchemy.sql.expression import Insert, Select, Update
 
 from kairos.ports import FileRow, IndexRow
-from kairos.projections.search import create_fts, drop_fts, fill_fts, line_rows
+from kairos.projections.search import drop_fts, fill_fts, line_rows
 
 metadata = MetaData()
 
@@ -159,12 +159,20 @@ def m002_lighter_writes(conn: Connection) -> None:
         conn.execute(positions.insert().values(name="index", position=0))
 
 
-def m003_search(conn: Connection) -> None:
+def m004_search(conn: Connection) -> None:
     """Search: the current lines, the vector cache, and the full-text indexes
-    over the lines and the history (:func:`kairos.projections.search.create_fts`)."""
+    over the lines and the history (:mod:`kairos.projections.search`).
+
+    Numbered 4 so that it follows ``m003_faults_keys`` (branch ``faults``),
+    which a home may have applied first.  Idempotent (the lines are derived
+    again, the index rebuilt), so a development home that ran this branch's
+    earlier ``m003_search`` comes out the same.
+    """
     metadata.create_all(conn, tables=[lines_table, vectors_table])
-    create_fts(conn)
+    drop_fts(conn)
+    conn.execute(delete(lines_table))
     _fill_lines(conn)
+    fill_fts(conn)  # the history already there and the lines, then the triggers
 
 
 def _fill_lines(conn: Connection) -> None:
@@ -178,7 +186,7 @@ def _fill_lines(conn: Connection) -> None:
         conn.execute(insert(lines_table), values)
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_writes, m003_search]
+MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_writes, m004_search]
 READ_MODEL_TABLES = (files_table, index, positions, migrations_table, lines_table)
 
 

@@ -14,11 +14,16 @@ Per backend, one full-text index over both:
 * SQLite: an FTS5 table, ``memory_fts``, contentless (the text lives in the
   two tables above), tokenized by ``porter unicode61 remove_diacritics 2``
   (English stemming; German and other words are matched as they are, or by
-  prefix).  A history row's FTS rowid is its position, a line's is minus its
-  id.  Each row carries its scope (the stream id, hex) as a second column,
-  and every query matches the scope tokens of the agent's stream and the
-  pair's: FTS5 seeks through the pair's own postings instead of ranking the
-  whole home's, and the scope is part of the match itself.  Triggers keep it
+  prefix).  A history row's FTS rowid is its position, a line's is its id
+  plus :data:`LINES_FROM` (2^48, past any position), so that the rows a
+  transaction adds come in rising rowid order: FTS5 flushes its pending
+  terms to a new segment whenever a rowid is lower than the one before,
+  and lines numbered downwards made every line its own segment (a rebuild
+  indexed lines at a seventh of the speed of history).  Each row carries
+  its scope (the stream id, hex) as a second column, and every query
+  matches the scope tokens of the agent's stream and the pair's: FTS5 seeks
+  through the pair's own postings instead of ranking the whole home's, and
+  the scope is part of the match itself.  Triggers keep it
   in step with the two tables, in their transactions; a rebuild drops them
   for its bulk load and fills the index in one statement afterwards.
 * PostgreSQL: GIN expression indexes over ``to_tsvector('english', text)``
@@ -49,6 +54,7 @@ CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\
 PREFIX_MIN = 4  # a query word this long also matches as a prefix ("zahnarzt" → Zahnarzttermin)
 GRAM = 4  # the companion's n-grams of long query words (compound parts)
 GRAM_MIN_WORD = 7
+LINES_FROM = 1 << 48  # a current line's FTS rowid is its id plus this; history's, its position
 
 
 def scope_token(agent: str, user: str | None) -> str:
@@ -65,14 +71,15 @@ _SQLITE_TRIGGERS = {
           INSERT INTO memory_fts(rowid, body, scope)
           VALUES (new.position, new.text, replace(new.stream_id, '-', ''));
         END""",
-    "memory_fts_line_in": """
+    "memory_fts_line_in": f"""
         CREATE TRIGGER IF NOT EXISTS memory_fts_line_in AFTER INSERT ON memory_lines BEGIN
-          INSERT INTO memory_fts(rowid, body, scope) VALUES (-new.id, new.text, new.scope);
+          INSERT INTO memory_fts(rowid, body, scope)
+          VALUES (new.id + {LINES_FROM}, new.text, new.scope);
         END""",
-    "memory_fts_line_out": """
+    "memory_fts_line_out": f"""
         CREATE TRIGGER IF NOT EXISTS memory_fts_line_out AFTER DELETE ON memory_lines BEGIN
           INSERT INTO memory_fts(memory_fts, rowid, body, scope)
-          VALUES ('delete', -old.id, old.text, old.scope);
+          VALUES ('delete', old.id + {LINES_FROM}, old.text, old.scope);
         END""",
 }
 _PG_INDEXES = {
@@ -117,7 +124,8 @@ def fill_fts(conn: Connection) -> None:
             "SELECT position, text, replace(stream_id, '-', '') FROM memory_index "
             f"WHERE type IN {_TYPES_SQL} AND text IS NOT NULL")
         conn.exec_driver_sql("INSERT INTO memory_fts(rowid, body, scope) "
-                             "SELECT -id, text, scope FROM memory_lines")
+                             f"SELECT id + {LINES_FROM}, text, scope FROM memory_lines "
+                             "ORDER BY id")
     create_fts(conn)
 
 
@@ -167,8 +175,8 @@ def check(conn: Connection) -> list[str]:
                             "run `kairos rebuild`")
             break
     if conn.dialect.name == "sqlite":
-        indexed = conn.execute(text("SELECT sum(id > 0), sum(id < 0) FROM memory_fts_docsize")
-                               ).one()
+        indexed = conn.execute(text(f"SELECT sum(id < {LINES_FROM}), sum(id >= {LINES_FROM}) "
+                                    "FROM memory_fts_docsize")).one()
         history = conn.scalar(text(f"SELECT count(*) FROM memory_index WHERE type IN {_TYPES_SQL} "
                                    "AND text IS NOT NULL"))
         lines = conn.scalar(text("SELECT count(*) FROM memory_lines"))
@@ -293,12 +301,12 @@ class SearchQueries:
         h = conn.execute(text(
             f"SELECT {_HISTORY_COLUMNS}, {rank} AS s FROM memory_fts "
             "JOIN memory_index i ON i.position = memory_fts.rowid "
-            f"WHERE memory_fts MATCH :match AND memory_fts.rowid > 0 AND {history} "
+            f"WHERE memory_fts MATCH :match AND memory_fts.rowid < {LINES_FROM} AND {history} "
             "ORDER BY s LIMIT :depth"), params).all()
         cur = conn.execute(text(
             f"SELECT {_LINE_COLUMNS}, {rank} AS s FROM memory_fts "
-            "JOIN memory_lines l ON l.id = -memory_fts.rowid "
-            f"WHERE memory_fts MATCH :match AND memory_fts.rowid < 0 AND {lines} "
+            f"JOIN memory_lines l ON l.id = memory_fts.rowid - {LINES_FROM} "
+            f"WHERE memory_fts MATCH :match AND memory_fts.rowid >= {LINES_FROM} AND {lines} "
             "ORDER BY s LIMIT :depth"), params).all()
         # FTS5's bm25 is negative: more negative is better.
         return [_history_doc(r, -r.s) for r in h] + [_line_doc(r, -r.s) for r in cur]

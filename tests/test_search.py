@@ -195,15 +195,25 @@ def test_rebuild_gives_the_same_results_and_does_not_embed_again(
     m.close()
 
 
-def test_an_old_home_gets_its_lines_indexed_when_migrated(lexical: Memory) -> None:
+def test_a_home_made_before_search_gets_lines_and_history_indexed_when_migrated(
+        lexical: Memory) -> None:
     lexical.write("ada", "MEMORY.md", "Sam plays the oboe.", user="sam")
+    lexical.end_session("ada", "sam", notes="Oboe lessons on Fridays.")
     lexical.flush()
-    from kairos.projections.readmodel import _fill_lines, lines_table
+    from kairos.projections.readmodel import lines_table, migrations_table, vectors_table
+    from kairos.projections.search import drop_fts
 
-    with lexical.engine.readmodel.engine.begin() as conn:
-        conn.execute(lines_table.delete())
-        _fill_lines(conn)
-    assert [h.where for h in lexical.search("ada", "oboe", user="sam")] == ["current"]
+    readmodel = lexical.engine.readmodel
+    with readmodel.engine.begin() as conn:  # back to the read model before search
+        drop_fts(conn)
+        lines_table.drop(conn)
+        vectors_table.drop(conn)
+        conn.execute(migrations_table.delete().where(migrations_table.c.name == "m004_search"))
+    assert readmodel.migrate() == ["m004_search"]
+    found = lexical.search("ada", "oboe", user="sam")
+    assert sorted(h.where for h in found) == ["current", "history"]
+    assert lexical.verify().ok
+    assert readmodel.migrate() == []
 
 
 def test_verify_checks_the_search_index_against_the_read_model(lexical: Memory) -> None:

@@ -37,6 +37,8 @@ from itertools import islice
 from typing import Any, TypeVar
 from uuid import UUID
 
+from sqlalchemy.exc import DBAPIError
+
 from kairos import clock, faults
 from kairos.domain.events import DomainEvent, MemoryStream, Recorded
 from kairos.engine.follower import Follower
@@ -93,7 +95,8 @@ class Engine:
         self.embedder = embedder
         self.vectors = Vectors(self.readmodel.engine, SearchQueries(self.readmodel.engine))
         self.follower = Follower(self.fresh, self.files.flush,
-                                 self.embed if embedder is not None else None) if follow else None
+                                 self._embed_later if embedder is not None else None
+                                 ) if follow else None
         self.index = FreshIndex(self)
         self.search_index = FreshSearch(self)
         # The position up to which this process knows store and logs agree
@@ -110,6 +113,10 @@ class Engine:
         # is done) instead of in SQLite's busy handler, which sleeps 1 ms or
         # more each time it finds the database locked.
         self._db_write = threading.Lock()
+        # Held by an embedding round and by a rebuild (which sets _holding to
+        # make a round in progress stop early).
+        self._embed_lock = threading.Lock()
+        self._holding = False
         self.repairs: list[Repair] = []
         self.closed = False
 
@@ -132,10 +139,15 @@ class Engine:
 
     @contextmanager
     def read_side_held(self) -> Iterator[ReadModel]:
-        """The read model, with neither the follower nor any flush (of this
-        process or another) touching it or the files: for a rebuild."""
-        with self._apply_lock, self.files.locked():
-            yield self.readmodel
+        """The read model, with neither the follower (its embedding too) nor
+        any flush (of this process or another) touching it or the files: for
+        a rebuild."""
+        self._holding = True  # an embedding in progress stops after its page
+        try:
+            with self._embed_lock, self._apply_lock, self.files.locked():
+                yield self.readmodel
+        finally:
+            self._holding = False
 
     def flush(self) -> int:
         """Bring the read model and the materialized files up to the store
@@ -265,17 +277,30 @@ class Engine:
                 at = batch[-1].position
                 self.applied = max(self.applied, at)
 
-    def embed(self, stop: Callable[[], bool] = lambda: False) -> int:
+    def _embed_later(self, stop: Callable[[], bool]) -> int:
+        """The follower's round: skipped, not queued, while a rebuild holds
+        the read side or another round runs (the next round catches up)."""
+        return self.embed(stop, wait=False)
+
+    def embed(self, stop: Callable[[], bool] = lambda: False, *, wait: bool = True) -> int:
         """Embed what the read model holds and the vector cache lacks (the
         follower's last step, off the write path); return how many texts were
         embedded.  A failing embedder is logged (by :class:`Guarded`) and
-        tried again in a later round: never raised to a writer or a reader."""
-        if self.embedder is None:
+        tried again in a later round: never raised to a writer or a reader.
+        Without ``wait``, return 0 at once when a rebuild or another round
+        holds the embedding lock."""
+        if self.embedder is None or not self._embed_lock.acquire(blocking=wait):
             return 0
         try:
-            return self.vectors.catch_up(self.embedder, self.readmodel.position(), stop)
+            return self.vectors.catch_up(self.embedder, self.readmodel.position(),
+                                         lambda: self._holding or stop())
         except EmbedderUnavailable:
             return 0
+        except DBAPIError as e:  # another process rebuilding the read model, say
+            log.warning("embedding stopped, to be tried again: %s", e)
+            return 0
+        finally:
+            self._embed_lock.release()
 
     # -- the write path --------------------------------------------------------------
     def execute(self, agent: str, user: str | None,

@@ -55,6 +55,7 @@ DEFAULT_CONFIG = """\
 # api_base = "http://127.0.0.1:11434"            # for a litellm model; its key from the env
 # timeout = 10                                   # seconds per embedding request
 # retry_after = 60                               # seconds to rest a failed embedder
+# min_similarity = 0.25                          # cosine below which a semantic hit is dropped
 """
 
 
@@ -78,6 +79,15 @@ class DreamSettings:
         return str(self.agents.get(agent, {}).get("review", self.review))
 
 
+# The cosine below which a semantic hit is not a hit: without a floor a
+# query about nothing the pair holds gets its nearest, unrelated lines.
+# Chosen for the embedded default (wordllama) on the recall data set
+# (docs/benchmarks.md): hybrid recall@5 0.880 with no floor, 0.821 at 0.25
+# (paraphrases lose most), 0.799 at 0.30; queries about nothing there reach
+# 0.15-0.38 against their nearest line.  Another model may want another.
+MIN_SIMILARITY = 0.25
+
+
 @dataclass
 class SearchSettings:
     """``[search]`` in kairos.toml (see :mod:`kairos.projections.embedders`)."""
@@ -86,6 +96,8 @@ class SearchSettings:
     api_base: str | None = None
     timeout: float = 10.0
     retry_after: float = 60.0
+    # Semantic hits below this cosine are dropped (see kairos.agent.search).
+    min_similarity: float = MIN_SIMILARITY
 
 
 @dataclass
@@ -134,10 +146,14 @@ def _search_settings(path: str, data: dict[str, Any]) -> SearchSettings:
     for key, value in data.items():
         if not hasattr(defaults, key):
             raise BadInput(f"{path}: unknown setting {key!r} in [search]")
-        expected = float if key in ("timeout", "retry_after") else str
+        expected = float if key in ("timeout", "retry_after", "min_similarity") else str
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if not isinstance(value, expected) or (isinstance(value, float) and value <= 0):
+        if key == "min_similarity":
+            if not isinstance(value, float) or not -1 <= value <= 1:
+                raise BadInput(f"{path}: [search] min_similarity must be a cosine, "
+                               "between -1 and 1")
+        elif not isinstance(value, expected) or (isinstance(value, float) and value <= 0):
             raise BadInput(f"{path}: [search] {key} must be a "
                            f"{'positive number' if expected is float else 'string'}")
         values[key] = value

@@ -76,7 +76,8 @@ class Memory:
         self.contexts = Contexts(self)
         self.audit = Audit(index, store, self, self.contexts, self.home)
         self.checkpoints = Checkpoints(engine, store, self.home)
-        self._search = Search(engine.search_index, self.embedder)
+        self._search = Search(engine.search_index, self.embedder,
+                              self.settings.search.min_similarity)
 
     def _open(self, recover: bool, follow: bool) -> Engine:
         # Opening creates tables (the library's and the read model's) on first

@@ -229,6 +229,34 @@ def test_verify_checks_the_search_index_against_the_read_model(lexical: Memory) 
     assert lexical.verify().ok
 
 
+def test_semantic_hits_below_the_similarity_floor_are_not_returned(
+        home: Path, db_url: str) -> None:
+    lines = ["Sam prefers window seats on flights.", "Sam's dentist is Dr. Berg.",
+             "Sam drinks green tea every afternoon.", "Sam works as a product designer in Oslo."]
+    m = home_with(home, db_url, 'embeddings = "wordllama"')
+    try:
+        for line in lines:
+            m.write("ada", "MEMORY.md", line, user="sam")
+        m.flush()
+        m.engine.embed()
+        # Nothing the pair holds is about this, and no word matches: nothing.
+        found = m.search("ada", "quantum chromodynamics lattice gauge", user="sam")
+        assert found.mode == "hybrid" and texts(found) == []
+        # Related by meaning only (no shared word): above the floor, found.
+        near = m.search("ada", "where to sit on a plane", user="sam")
+        assert texts(near)[:1] == ["Sam prefers window seats on flights."]
+    finally:
+        m.close()
+    # The floor is what kept them out: without one the nearest lines come back.
+    (home / "kairos.toml").write_text('[search]\nembeddings = "wordllama"\nmin_similarity = -1\n',
+                                      encoding="utf-8")
+    m = Memory(str(home), db_url)
+    try:
+        assert m.search("ada", "quantum chromodynamics lattice gauge", user="sam").hits
+    finally:
+        m.close()
+
+
 # -- embeddings over HTTP ------------------------------------------------------------------------
 @pytest.fixture
 def server() -> Iterator[LLMServer]:

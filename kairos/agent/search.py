@@ -12,7 +12,11 @@ read side).  A search:
    ``ts_rank_cd`` on PostgreSQL), plus — when that found fewer than asked
    for, or the query is CJK — a substring companion for compounds and CJK;
 3. ranks by meaning, when an embedder is configured: cosine over the
-   scope's vectors (a failing embedder: lexical only, and the result says so);
+   scope's vectors, keeping only those at or above ``min_similarity``
+   (:data:`~kairos.home.MIN_SIMILARITY` by default) — without a floor the
+   nearest lines come back however unrelated, so a query about something
+   the agent never heard of would be answered with its closest noise (a
+   failing embedder: lexical only, and the result says so);
 4. fuses the rankings by reciprocal rank (k = 60), one entry per text (a
    current line over the history entry it came from);
 5. ranks what an update superseded below what replaced it: a raw write no
@@ -33,6 +37,7 @@ from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
 from kairos.domain.inputs import parse_when
 from kairos.errors import BadInput
+from kairos.home import MIN_SIMILARITY
 from kairos.ports import (
     Doc,
     Embedder,
@@ -88,9 +93,11 @@ class Search:
     """The search service: one instance per home, shared by ``Memory.search``,
     the ``memory_search`` tool and the MCP server."""
 
-    def __init__(self, index: SearchIndex, embedder: Embedder | None = None):
+    def __init__(self, index: SearchIndex, embedder: Embedder | None = None,
+                 min_similarity: float = MIN_SIMILARITY):
         self.index = index
         self.embedder = embedder
+        self.min_similarity = min_similarity
 
     def search(self, agent: str, query: str, *, user: str | None = None, limit: int = 10,
                file: str | None = None, since: str | None = None,
@@ -122,7 +129,7 @@ class Search:
             try:
                 vector = self.embedder.embed([query])[0]
                 found, missing = self.index.nearest(scope, self.embedder, vector, DEPTH)
-                rankings.append(found)
+                rankings.append([d for d in found if d.score >= self.min_similarity])
                 mode = "hybrid"
                 if missing:
                     note = (f"{missing} recent entries are not embedded yet: they are found by "

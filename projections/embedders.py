@@ -87,12 +87,27 @@ class WordLlamaEmbedder:
 
 
 class LiteLLMEmbedder:
-    """Any embedding model litellm supports, over HTTP."""
+    """Any embedding model litellm supports, over HTTP, one request per call:
+    ``timeout`` bounds a call (no retries — :class:`Guarded` retries later).
+
+    litellm (1.110) turns ``max_retries=0`` into the OpenAI client's default
+    of 2 (``max_retries or DEFAULT_MAX_RETRIES``) and sets that on any client
+    it is given, so a dead server at ``timeout = 1`` cost three timed-out
+    requests and their back-off, ~4.5 s.  For ``openai/`` models (OpenAI and
+    every OpenAI-compatible server) this passes litellm a client whose
+    retries stay at 0 whatever is set on it (:func:`_no_retries_client`).
+    """
 
     def __init__(self, model: str, api_base: str | None = None, timeout: float = 10.0):
         self.model = model
         self.api_base = api_base
         self.timeout = timeout
+        self._client: Any = None
+
+    def _openai_client(self) -> Any:
+        if self._client is None and self.model.startswith("openai/"):
+            self._client = _no_retries_client(self.api_base, self.timeout)
+        return self._client
 
     def embed(self, texts: list[str]) -> Any:
         # Use the cost map litellm ships instead of fetching one at import.
@@ -106,8 +121,8 @@ class LiteLLMEmbedder:
         litellm.suppress_debug_info = True  # it prints hints to stdout, which may be our output
         try:
             response = litellm.embedding(model=self.model, input=texts, api_base=self.api_base,
-                                         timeout=self.timeout, num_retries=0,
-                                         max_retries=0)
+                                         timeout=self.timeout, num_retries=0, max_retries=0,
+                                         client=self._openai_client())
             data = sorted(response.data, key=lambda d: d["index"])
             vectors = [d["embedding"] for d in data]
         except Exception as e:
@@ -165,6 +180,18 @@ def make_embedder(settings: SearchSettings) -> Embedder | None:
     inner: Embedder = (WordLlamaEmbedder() if name == WORDLLAMA
                        else LiteLLMEmbedder(name, settings.api_base, settings.timeout))
     return Guarded(inner, settings.retry_after)
+
+
+def _no_retries_client(api_base: str | None, timeout: float) -> Any:
+    """An OpenAI client that never retries: its ``max_retries`` reads 0 and
+    ignores assignment (litellm assigns its default of 2 to it)."""
+    import openai  # litellm's own dependency
+
+    class NoRetries(openai.OpenAI):
+        max_retries = property(lambda self: 0, lambda self, value: None)  # type: ignore[assignment]
+
+    return NoRetries(api_key=os.environ.get("OPENAI_API_KEY") or "none", base_url=api_base,
+                     timeout=timeout, max_retries=0)
 
 
 def _one_line(e: BaseException) -> str:

@@ -116,10 +116,14 @@ def cli_latency(home: Path, n: int = 15) -> dict[str, float]:
             "search_p99_ms": pct(run, 0.99)}
 
 
-def upkeep(tmp: Path, writes: int, rounds: int) -> dict[str, list[float]]:
-    """Durable writes/s with the search index on and off, interleaved; the
-    clock stops when the read side has caught up with the last write."""
+def upkeep(tmp: Path, writes: int, rounds: int) -> tuple[dict[str, list[float]],
+                                                         dict[str, list[float]]]:
+    """Durable writes/s with the search index on and off, interleaved (the
+    clock stops when the read side has caught up with the last write), and
+    each write's latency (until it returns: the index is kept after, by the
+    follower, which competes with the next writes)."""
     out: dict[str, list[float]] = {"on": [], "off": []}
+    lat: dict[str, list[float]] = {"on": [], "off": []}
     sync = indexer._sync_lines
     for r in range(rounds):
         for variant in ("on", "off"):
@@ -134,14 +138,16 @@ def upkeep(tmp: Path, writes: int, rounds: int) -> dict[str, list[float]]:
             try:
                 t = time.perf_counter()
                 for i in range(writes):
+                    w = time.perf_counter()
                     mem.write("ada", "MEMORY.md", f"{FACTS[i % len(FACTS)]} #{i}",
                               user=f"u{i % 20}")
+                    lat[variant].append((time.perf_counter() - w) * 1000)
                 mem.flush()
                 out[variant].append(writes / (time.perf_counter() - t))
             finally:
                 indexer._sync_lines = sync  # type: ignore[assignment]
                 mem.close()
-    return out
+    return out, lat
 
 
 def main() -> None:
@@ -150,7 +156,9 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=1_000_000)
     ap.add_argument("--writes", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=4)
-    ap.add_argument("--skip", default="", help="comma-separated: rebuild,cli,upkeep")
+    ap.add_argument("--skip", default="",
+                    help="comma-separated: rebuild,latency,cli,upkeep (with rebuild and "
+                         "latency both skipped the 1M home is not opened)")
     args = ap.parse_args()
     skip = set(args.skip.split(","))
     home = Path(args.home)
@@ -158,6 +166,9 @@ def main() -> None:
         t = time.perf_counter()
         seed(home, args.events, logs=False)
         print(f"seeded {args.events} events in {time.perf_counter() - t:.0f} s", flush=True)
+    if {"rebuild", "latency"} <= skip:
+        upkeep_only(args)
+        return
     mem = Memory(str(home), recover=False)  # no logs: see seed()
     rebuild_projections(mem.engine, RebuildReport())
     embedder = Guarded(WordLlamaEmbedder())
@@ -184,8 +195,9 @@ def main() -> None:
             embedder.inner.embed = inner  # type: ignore[method-assign]
             print(f"rebuild with the search index: {report.events} events in {dt:.1f} s, "
                   f"{report.events / dt:,.0f} events/s; embedded {calls[0]}", flush=True)
-    for name, emb in (("lexical", None), ("hybrid", embedder)):
-        print(f"in-process {name}: {search_latency(mem, emb)}", flush=True)
+    if "latency" not in skip:
+        for name, emb in (("lexical", None), ("hybrid", embedder)):
+            print(f"in-process {name}: {search_latency(mem, emb)}", flush=True)
     mem.close()
     if "cli" not in skip:
         small = Path(str(home) + "-cli")
@@ -193,12 +205,20 @@ def main() -> None:
             seed(small, 50_000, logs=True)
         print(f"cli (hybrid, the home's default): {cli_latency(small)}", flush=True)
     if "upkeep" not in skip:
-        with tempfile.TemporaryDirectory() as tmp:
-            res = upkeep(Path(tmp), args.writes, args.rounds)
-        on, off = statistics.median(res["on"]), statistics.median(res["off"])
-        print(f"durable writes/s, index on: {[round(x) for x in res['on']]} median {on:.0f}; "
-              f"off: {[round(x) for x in res['off']]} median {off:.0f}; "
-              f"upkeep costs {100 * (1 - on / off):.1f} %", flush=True)
+        upkeep_only(args)
+
+
+def upkeep_only(args: argparse.Namespace) -> None:
+    """Write cost of the index: interleaved rounds on fresh homes (step 5)."""
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
+        res, lat = upkeep(Path(tmp), args.writes, args.rounds)
+    on, off = statistics.median(res["on"]), statistics.median(res["off"])
+    print(f"durable writes/s, index on: {[round(x) for x in res['on']]} median {on:.0f}; "
+          f"off: {[round(x) for x in res['off']]} median {off:.0f}; "
+          f"upkeep costs {100 * (1 - on / off):.1f} %", flush=True)
+    for v in ("on", "off"):
+        print(f"write latency, index {v}: p50 {pct(lat[v], 0.5):.2f} ms, "
+              f"p99 {pct(lat[v], 0.99):.2f} ms ({len(lat[v])} writes)", flush=True)
     os.environ.pop("KAIROS_HOME", None)
 
 

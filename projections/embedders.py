@@ -188,7 +188,7 @@ def _no_retries_client(api_base: str | None, timeout: float) -> Any:
     import openai  # litellm's own dependency
 
     class NoRetries(openai.OpenAI):
-        max_retries = property(lambda self: 0, lambda self, value: None)  # type: ignore[assignment]
+        max_retries = property(lambda self: 0, lambda self, value: None)
 
     return NoRetries(api_key=os.environ.get("OPENAI_API_KEY") or "none", base_url=api_base,
                      timeout=timeout, max_retries=0)

@@ -13,7 +13,6 @@ where the machine allows neither (the injected faults of
 from __future__ import annotations
 
 import errno
-import os
 import shutil
 import subprocess
 import sys

@@ -394,16 +394,20 @@ def pair_files(mem: Any, agent: str, user: str) -> dict[str, str]:
 
 
 def _dream(mem: Any, case: dict[str, Any], step: dict[str, Any]) -> dict[str, Any]:
+    from kairos.dream.distill.base import DistillerFailed
     from kairos.errors import KairosError
 
     agent, user = case["agent"], case["user"]
     entry: dict[str, Any] = {"at": step["at"]}
     try:
         outcome = mem.dreams.dream(agent, user, force=True)
-    except KairosError as e:
-        entry.update(status="refused", reason=f"{type(e).__name__}: {e}")
+    except (KairosError, DistillerFailed) as e:  # a refused draft, or a model that failed
+        spent = getattr(e, "usage", None) or {}
+        entry.update(status="refused", reason=f"{type(e).__name__}: {e}",
+                     tokens=int(spent.get("total_tokens") or 0), cost=float(spent.get("cost") or 0.0))
         return entry
-    entry.update(status=outcome.status, dream_id=outcome.dream_id, files=list(outcome.files))
+    entry.update(status=outcome.status, dream_id=outcome.dream_id, files=list(outcome.files),
+                 tokens=outcome.tokens, cost=outcome.cost)
     if outcome.dream_id:
         shown = mem.dreams.show(outcome.dream_id)
         entry["dropped"] = [{"file": d.get("file"), "text": d.get("text"), "reason": d.get("reason")}

@@ -16,7 +16,7 @@ from kairos.cli.options import (
     user_option,
 )
 from kairos.domain.ids import check_id
-from kairos.errors import BadInput
+from kairos.errors import MissingExtra
 
 
 @click.command()
@@ -82,11 +82,14 @@ def mcp(ctx: click.Context, agent: str, user: str, session: str | None) -> None:
     check_id(user, "user")
     if session is not None:
         check_id(session, "session")
-    try:
+    try:  # the server module imports the SDK lazily: ask for it here
+        import anyio  # noqa: F401
+        import mcp  # noqa: F401
+
         from kairos.agent.mcp_server import serve
-    except ImportError:
-        raise BadInput("kairos mcp needs the mcp package: pip install 'kairos-memory[mcp]'"
-                       ) from None
+    except ImportError as e:
+        raise MissingExtra(f"kairos mcp needs the mcp extra ({e.name} is not installed): "
+                           "pip install 'kairos-memory[mcp]'") from None
     serve(ToolExecutor(memory(ctx), agent, user, session))
 
 

@@ -6,6 +6,7 @@ import click
 
 from kairos.cli import render
 from kairos.cli.options import agent_option, file_option, json_option, memory, run, user_option
+from kairos.errors import NotFound
 
 
 @click.group(invoke_without_command=True)
@@ -39,7 +40,7 @@ def audit(ctx: click.Context, agent: str | None, user: str | None, file: str | N
     """
     if ctx.invoked_subcommand is not None:
         return
-    rows = memory(ctx).audit.query(agent=agent, user=user, file=file, actor=actor, type=type_,
+    rows = memory(ctx, read_only=True).audit.query(agent=agent, user=user, file=file, actor=actor, type=type_,
                                    session=session, since=since, until=until, grep=grep,
                                    limit=limit)
     render.audit_rows(rows, fmt)
@@ -62,7 +63,7 @@ def audit_context(ctx: click.Context, agent: str, user: str, as_of: str, as_json
     Example:
         kairos audit context --agent ada --user sam --as-of 2026-10-13T12:00:00Z
     """
-    data = memory(ctx).audit.context_at(agent, user, as_of)
+    data = memory(ctx, read_only=True).audit.context_at(agent, user, as_of)
     render.emit(data) if as_json else render.context_at(data)
 
 
@@ -79,17 +80,21 @@ def audit_context(ctx: click.Context, agent: str, user: str, as_of: str, as_json
 @run
 def trace(ctx: click.Context, agent: str, user: str | None, file: str, line: int | None,
           grep: str | None, version: int | None, as_of: str | None, as_json: bool) -> None:
-    """Show where each line of a file came from.
+    """Show where each line of a file came from, and where lines that left went.
 
-    The dreams it went through and the raw events under it, with their log
-    file and line.
+    The dreams a line went through and the raw events under it, with their
+    log file and line.  Lines a published dream dropped, superseded or moved
+    are listed after the current ones: the version they left in, why, and
+    what replaced them.  Exits 2 when no line matches.
 
     \b
     Example:
         kairos trace --agent ada --user sam --file MEMORY.md --grep dentist
     """
-    rows = memory(ctx).audit.trace(agent, user, file, line=line, grep=grep, version=version,
+    rows = memory(ctx, read_only=True).audit.trace(agent, user, file, line=line, grep=grep, version=version,
                                    as_of=as_of)
+    if not rows and (line is not None or grep is not None):
+        raise NotFound(f"no line of {file} matches, now or in a published version")
     render.emit(rows) if as_json else render.traced(rows)
 
 
@@ -112,7 +117,7 @@ def diff(ctx: click.Context, agent: str, user: str, file: str, old: int, new: in
     Example:
         kairos diff --agent ada --user sam --file MEMORY.md 0 1
     """
-    data = memory(ctx).audit.diff(agent, user, file, old, new)
+    data = memory(ctx, read_only=True).audit.diff(agent, user, file, old, new)
     render.emit(data) if as_json else render.diffed(data)
 
 

@@ -222,7 +222,9 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     """Show each pair's memory health and the home's totals.
 
     Per pair: MEMORY.md and USER.md sizes against their limits, sessions and
-    hours since the last dream, duplicates, stale facts, pending proposals.
+    hours since the last dream, duplicates, time-bound facts whose time is
+    over, pending proposals, refused drafts, and what dreams spent (tokens and
+    cost, refused drafts included).
 
     \b
     Example:

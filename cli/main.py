@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from kairos.audit.checkpoints import entry_keygen as make_entry_key
 from kairos.audit.checkpoints import keygen as make_key
 from kairos.audit.export import verify_bundle
 from kairos.cli import render
@@ -17,6 +18,7 @@ from kairos.cli.options import (
     FILES_HELP,
     actor_option,
     agent_option,
+    closing,
     file_option,
     home_options,
     json_option,
@@ -27,6 +29,7 @@ from kairos.cli.options import (
     session_option,
     user_option,
 )
+from kairos.errors import BadInput
 from kairos.memory import Memory
 
 
@@ -67,7 +70,7 @@ def init(ctx: click.Context, as_json: bool) -> None:
     obj = ctx.find_object(dict)
     assert obj is not None
     mem = Memory.init(obj["home"], obj["db"])
-    ctx.call_on_close(mem.close)
+    closing(ctx, mem)
     if as_json:
         render.emit({"home": mem.home, "store": mem.url.split("@")[-1]})
     else:
@@ -81,24 +84,30 @@ def init(ctx: click.Context, as_json: bool) -> None:
 @click.option("--replace", is_flag=True, help="Set the whole file instead of appending a line.")
 @actor_option("agent")
 @session_option()
+@click.option("--idempotency-key", "key",
+              help="Name this write: a retry with the same key writes nothing and prints "
+                   "the original event.")
 @click.argument("text")
 @json_option
 @click.pass_context
 @run
 def write(ctx: click.Context, agent: str, user: str | None, file: str, replace: bool,
-          actor: str, session: str | None, text: str, as_json: bool) -> None:
+          actor: str, session: str | None, key: str | None, text: str, as_json: bool) -> None:
     """Record a memory write (TEXT, or - to read standard input).
 
-    Prints the new event's id and global position.
+    Prints the new event's id and global position.  A write that fails after
+    its event was saved says so, with the event id (exit 1): retry it with the
+    same --idempotency-key and nothing is written twice.
 
     \b
     Example:
         kairos write --agent ada --user sam --file MEMORY.md "Sam prefers tea"
         echo "I am Ada." | kairos write --agent ada --file SOUL.md --replace -
+        kairos write -a ada -u sam -f MEMORY.md --idempotency-key call-7f3a "Sam likes jazz"
     """
     result = memory(ctx).write(agent, file, read_text(text), user=user,
                                mode="replace" if replace else "append", actor=actor,
-                               session=session)
+                               session=session, idempotency_key=key)
     render.recorded(result, as_json)
 
 
@@ -125,7 +134,7 @@ def read(ctx: click.Context, agent: str, user: str | None, file: str, as_of: str
         kairos read --agent ada --user sam --file MEMORY.md
         kairos read --agent ada --user sam --file MEMORY.md --as-of 2026-11-02T12:00:00Z
     """
-    render.read(memory(ctx).read(agent, file, user=user, as_of=as_of, version=version,
+    render.read(memory(ctx, read_only=True).read(agent, file, user=user, as_of=as_of, version=version,
                                  stream_version=stream_version), as_json)
 
 
@@ -195,10 +204,11 @@ def log(ctx: click.Context, date: str | None, agent: str | None, user: str | Non
         kairos log 2026-11-02
         kairos log 2026-11-02 --agent ada --user sam
     """
+    mem = memory(ctx, read_only=True)
     if as_json:
-        render.emit(memory(ctx).log_entries(date, agent=agent, user=user))
+        render.emit(mem.log_entries(date, agent=agent, user=user))
     else:
-        click.echo(memory(ctx).log(date, agent=agent, user=user), nl=False)
+        click.echo(mem.log(date, agent=agent, user=user), nl=False)
 
 
 @cli.command()
@@ -216,7 +226,7 @@ def history(ctx: click.Context, agent: str, user: str | None, file: str | None,
     Example:
         kairos history --agent ada --user sam --file MEMORY.md
     """
-    rows = memory(ctx).history(agent, user=user, file=file)
+    rows = memory(ctx, read_only=True).history(agent, user=user, file=file)
     if as_json:
         render.emit(rows)
     else:
@@ -258,22 +268,30 @@ def search(ctx: click.Context, agent: str, user: str | None, file: str | None,
 @cli.command()
 @click.option("--from-logs", is_flag=True,
               help="First restore the event store from the dated logs.")
+@click.option("--import-past-end", is_flag=True,
+              help="With --from-logs: also import log entries past the end of a store that "
+                   "holds events (check them first: they may be forged).")
 @json_option
 @click.pass_context
 @run
-def rebuild(ctx: click.Context, from_logs: bool, as_json: bool) -> None:
+def rebuild(ctx: click.Context, from_logs: bool, import_past_end: bool, as_json: bool) -> None:
     """Re-derive every projection from the event store, and repair the logs.
 
-    Reports each memory file whose text differed from what was on disk, and
-    each log file written or moved aside.  With --from-logs, the store is
-    first restored from the logs (the database was lost).
+    Reports each read-model row and memory file that differed from what the
+    events give, and each log file written or moved aside.  With
+    --from-logs, the store is first restored from the logs (the database was
+    lost); entries past the end of a store that holds events are imported
+    only with --import-past-end.
 
     \b
     Example:
         kairos rebuild
         kairos rebuild --from-logs
     """
-    report = memory(ctx, recover=not from_logs).rebuild(from_logs=from_logs)
+    if import_past_end and not from_logs:
+        raise BadInput("--import-past-end goes with --from-logs")
+    report = memory(ctx, recover=not from_logs).rebuild(from_logs=from_logs,
+                                                        import_past_end=import_past_end)
     if as_json:
         render.emit(report.to_dict())
     else:
@@ -309,7 +327,7 @@ def verify(ctx: click.Context, checkpoint: str | None, public_key: str | None,
         result = verify_bundle(bundle, public_key)
         render.bundle(result, as_json)
         ctx.exit(0 if result["ok"] else 1)
-    mem = memory(ctx, recover=False)
+    mem = memory(ctx, recover=False, read_only=True)
     report = mem.verify()
     check = mem.verify_checkpoint(checkpoint, public_key) if checkpoint else None
     ok = report.ok and (check is None or check.ok)
@@ -341,14 +359,24 @@ def seal(ctx: click.Context, key: str | None, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--entry-key", is_flag=True,
+              help="Write a log-entry MAC key instead (32 random bytes in hex, mode 0600): "
+                   "point [audit] entry_key_file or KAIROS_ENTRY_KEY at it.")
 @run
-def keygen(path: str) -> None:
+def keygen(path: str, entry_key: bool) -> None:
     """Write a new Ed25519 signing key (PATH, mode 0600) and its public key (PATH.pub).
+
+    With --entry-key, a key for the log entries' MACs instead: keep it
+    outside the home, readable by the Kairos user only.
 
     \b
     Example:
         kairos keygen /etc/kairos/signing.pem
+        kairos keygen --entry-key /etc/kairos/entry.key
     """
+    if entry_key:
+        click.echo(f"wrote {make_entry_key(path)}")
+        return
     click.echo(f"wrote {path} and {make_key(path)}")
 
 

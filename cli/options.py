@@ -83,13 +83,28 @@ def json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
 
 
-def memory(ctx: click.Context, recover: bool = True) -> Memory:
-    """The home the group's options name, closed when the command ends."""
+def memory(ctx: click.Context, recover: bool = True, *, read_only: bool = False) -> Memory:
+    """The home the group's options name, closed when the command ends.
+
+    ``read_only``: the commands that only read (verify, read, history, log,
+    audit, trace, diff) open the home without writing anything to it.
+    """
     obj = ctx.find_object(dict)
     assert obj is not None
-    mem = Memory(obj["home"], obj["db"], recover=recover)
-    ctx.call_on_close(mem.close)
+    mem = Memory(obj["home"], obj["db"], recover=recover, read_only=read_only)
+    closing(ctx, mem)
     return mem
+
+
+def closing(ctx: click.Context, mem: Memory) -> None:
+    """Close ``mem`` when the command ends; a failure to close (the read
+    side could not be written) is one line and status 1, like any other."""
+    def close() -> None:
+        try:
+            mem.close()
+        except KairosError as e:
+            raise KairosClickError(str(e), e.exit_code) from None
+    ctx.call_on_close(close)
 
 
 def read_text(text: str) -> str | bytes:

@@ -100,6 +100,9 @@ def rebuilt(report: RebuildReport, from_logs: bool) -> None:
         click.echo(f"imported {report.imported} events from the logs")
         changed = [c for c in changed if c["status"] != "missing"]
     click.echo(f"rebuilt {report.files} files from {report.events} events")
+    if not from_logs:  # after a restore, every row is new
+        for r in report.rows:
+            click.echo(f"repaired {r['table']} row {r['row']} ({r['status']})")
     for c in changed:
         click.echo(f"{c['status']}: {c['file']} (was {c['was']}, now {c['now']})")
     for m in report.logs_moved:
@@ -118,6 +121,8 @@ def verified(report: Report, check: CheckpointCheck | None, ok: bool, as_json: b
                    f"{report.log_files} log files")
     else:
         _failed(report.problems)
+    for note in report.notes:
+        click.echo(f"note: {note}")
     if check is not None:
         click.echo(("ok: " if check.ok else "FAILED: checkpoint: ") + check.message)
 
@@ -196,8 +201,21 @@ def context_at(data: dict[str, Any]) -> None:
 
 
 def traced(rows: list[dict[str, Any]]) -> None:
+    """Current lines with the dreams and events under them; then lines that
+    left: the version they left in, why, and what replaced them."""
     for r in rows:
-        click.echo(f"{r['line']:>3}: {r['text']}")
+        if r["status"] == "left":
+            left = r["left"]
+            click.echo(f"  -: {r['text']}")
+            click.echo(f"     left in version {left['version']} (dream {left['dream_id']}, "
+                       f"{left['distiller']}, approved by {left['reviewer']} at "
+                       f"{left['approved_at']}): {left['reason']}")
+            if left["replaced_by"]:
+                click.echo(f"     replaced by: {left['replaced_by']}")
+            if left["moved_to"]:
+                click.echo(f"     moved to: {left['moved_to']}")
+        else:
+            click.echo(f"{r['line']:>3}: {r['text']}")
         for d in r["via"]:
             mark = "made by" if r["dream"] and d["dream_id"] == r["dream"]["dream_id"] else "via"
             click.echo(f"     {mark} dream {d['dream_id']} (version {d['version']}, "
@@ -237,8 +255,10 @@ def summary(s: Summary) -> None:
         click.echo("a dream run is in progress for this home: nothing to do")
         return
     for e in s.proposed:
+        held = f"; held for review: {e['reason']}" if e.get("reason") else ""
         click.echo(f"proposed {e['dream_id']} {e['agent']}/{e['user']} "
-                   f"({', '.join(e['files'])}): review with `kairos dream show {e['dream_id']}`")
+                   f"({', '.join(e['files'])}): review with `kairos dream show {e['dream_id']}`"
+                   + held)
     for e in s.approved:
         click.echo(f"approved {e['dream_id']} {e['agent']}/{e['user']} ({', '.join(e['files'])})"
                    " by policy")
@@ -253,7 +273,8 @@ def summary(s: Summary) -> None:
     for e in s.skipped:
         click.echo(f"skipped {e['agent']}/{e['user']}: {e['reason']}")
     for e in s.failed:
-        click.echo(f"FAILED {e['agent']}/{e['user']}: {e['error']}", err=True)
+        spent = f" ({e['tokens']} tokens, ${e['cost']:.4f} spent)" if e.get("tokens") else ""
+        click.echo(f"FAILED {e['agent']}/{e['user']}: {e['error']}{spent}", err=True)
     click.echo(f"{s.examined} examined, {len(s.proposed)} proposed, {len(s.approved)} approved, "
                f"{len(s.skipped)} skipped, {len(s.failed)} failed; {s.tokens} tokens, "
                f"${s.cost:.4f}, {s.duration:.1f} s")
@@ -299,17 +320,21 @@ def _report(report: dict[str, Any]) -> None:
     since = gather.get("since_cutoff", {})
     click.echo(f"  gather: since the cutoff {since.get('writes', 0)} writes, "
                f"{since.get('retractions', 0)} retractions, {since.get('sessions', 0)} sessions; "
-               f"{len(gather.get('duplicates', []))} "
-               f"duplicate groups, {len(gather.get('contradictions', []))} contradictions, "
+               f"{len(gather.get('duplicates', []))} duplicate groups, "
+               f"{len(gather.get('contradictions', []))} updates, "
                f"{len(gather.get('relative_time', []))} relative times, "
-               f"{len(gather.get('stale', []))} stale")
+               f"{len(gather.get('instructions', []))} instructions")
     c = report.get("consolidate", {})
+    rewritten = c.get("rewritten", 0)
     click.echo(f"  consolidate: {c.get('merged', 0)} merged, {c.get('superseded', 0)} superseded, "
-               f"{len(c.get('rewritten', []))} rewritten, {c.get('stale', 0)} stale dropped")
+               f"{rewritten if isinstance(rewritten, int) else len(rewritten)} rewritten, "
+               f"{c.get('archived', c.get('stale', 0))} archived")
     p = report.get("prune", {})
     moved = p.get("moved", 0)
     click.echo(f"  prune: sizes {p.get('sizes')}; "
                f"{moved if isinstance(moved, int) else len(moved)} moved to topics")
+    if report.get("held"):
+        click.echo(f"  held for review: {report['held']}")
 
 
 def versions(rows: list[dict[str, Any]]) -> None:
@@ -322,12 +347,15 @@ def versions(rows: list[dict[str, Any]]) -> None:
 
 def stats(data: dict[str, Any]) -> None:
     click.echo(f"{'pair':<22} {'MEMORY.md':>11} {'USER.md':>11} {'sessions':>8} {'hours':>7} "
-               f"{'dups':>4} {'stale':>5} {'pending':>7}")
+               f"{'dups':>4} {'past':>4} {'pending':>7} {'refused':>7} {'tokens':>7}")
     for r in data["pairs"]:
         hours = "-" if r["hours_since_dream"] is None else f"{r['hours_since_dream']:.0f}"
         click.echo(f"{r['agent'] + '/' + r['user']:<22} {r['memory'][0]:>5}/{r['memory'][1]:<5} "
                    f"{r['user_md'][0]:>5}/{r['user_md'][1]:<5} {r['sessions_since_dream']:>8} "
-                   f"{hours:>7} {r['duplicates']:>4} {r['stale']:>5} {r['pending']:>7}")
+                   f"{hours:>7} {r['duplicates']:>4} {r['past']:>4} {r['pending']:>7} "
+                   f"{r['refused']:>7} {r['tokens']:>7}")
     t = data["totals"]
     click.echo(f"{t['pairs']} pairs, {t['pending']} pending proposals, {t['over_limit']} over "
-               f"the MEMORY.md limit, {t['duplicates']} duplicates, {t['stale']} stale facts")
+               f"the MEMORY.md limit, {t['duplicates']} duplicates, {t['past']} past time-bound "
+               f"facts; dreams spent {t['tokens']} tokens, ${t['cost']:.4f} "
+               f"({t['refused']} refused drafts included)")

@@ -34,13 +34,16 @@ DEFAULT_CONFIG = """\
 #
 # [limits]                                       # characters per file
 # "TOOLS.md" = 3000
+# max_write = 65536                              # bytes of one write's text
+# ceiling_factor = 4                             # a soft-limited file holds at most 4x its limit
 #
 # [dream]                                        # the nightly distillation
 # review = "required"                            # or "auto"
 # min_hours = 24                                 # gate: hours since the last dream
 # min_sessions = 5                               # gate: sessions ended since
-# ttl_days = 180                                 # stale after this long unconfirmed
-# max_loss = 0.25                                # lines droppable without a reason
+# ttl_days = 30                                  # a time-bound fact over this long moves to topics/archive.md
+# max_loss = 0.25                                # share of facts a draft may lose: more is refused
+# review_hold = 0.10                             # auto review: dropping more than this waits for a human
 # distiller = "rules"                            # or "llm" (pip install kairos-memory[llm])
 # model = "openai/qwen2.5-7b-instruct"           # any model litellm supports
 # api_base = "http://127.0.0.1:8000/v1"
@@ -56,6 +59,9 @@ DEFAULT_CONFIG = """\
 # timeout = 10                                   # seconds per embedding request
 # retry_after = 60                               # seconds to rest a failed embedder
 # min_similarity = 0.25                          # cosine below which a semantic hit is dropped
+#
+# [users.mia]                                    # per user
+# timezone = "Europe/Berlin"                     # relative time is read in it (default UTC)
 """
 
 
@@ -66,8 +72,15 @@ class DreamSettings:
     review: str = "required"  # or "auto": a proposal that passes the guards is approved
     min_hours: float = 24.0  # the double gate: hours since the pair's last dream …
     min_sessions: int = 5  # … and sessions ended since
-    ttl_days: int = 180  # MEMORY.md facts unconfirmed for longer are dropped as stale
-    max_loss: float = 0.25  # share of lines a proposal may drop without a reason
+    # A time-bound fact (a dated plan, trip, appointment; "currently …") whose time
+    # has been over this long moves to topics/archive.md; durable facts never age out.
+    ttl_days: int = 30
+    # Share of the facts the current files cite that a draft may lose (no line still says
+    # them, no checkable reason drops them); a draft that loses more is refused.
+    max_loss: float = 0.25
+    # Under review = "auto", a proposal that drops or supersedes more than this share of the
+    # current lines, or loses any fact, waits for a human instead (status "proposed").
+    review_hold: float = 0.10
     distiller: str = "rules"
     model: str | None = None
     api_base: str | None = None
@@ -100,16 +113,66 @@ class SearchSettings:
     min_similarity: float = MIN_SIMILARITY
 
 
+# One write's text is bounded (64 KiB of UTF-8): a memory line is a fact, and
+# an unbounded one makes every later read of its file slow.
+MAX_WRITE = 65536
+# A soft-limited file (MEMORY.md, topics) accepts writes past its limit, and
+# flags itself for compression, up to this many times the limit: a ceiling
+# that a forgotten dream or a runaway agent cannot push past.
+CEILING_FACTOR = 4
+LIMIT_SETTINGS = ("max_write", "ceiling_factor")
+
+
+@dataclass
+class UserSettings:
+    """``[users.<user>]`` in kairos.toml."""
+
+    timezone: str | None = None  # an IANA name; a "timezone:" line in USER.md wins
+
+
 @dataclass
 class Settings:
     url: str | None = None
     limits: dict[str, int] = field(default_factory=dict)
     dream: DreamSettings = field(default_factory=DreamSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
+    max_write: int = MAX_WRITE
+    ceiling_factor: int = CEILING_FACTOR
+    entry_key_file: str | None = None  # [audit] entry_key_file: the log entries' MAC key
+    users: dict[str, UserSettings] = field(default_factory=dict)
+
+    def timezone_of(self, user: str) -> str | None:
+        found = self.users.get(user)
+        return found.timezone if found else None
 
     def limit_of(self, spec: FileSpec) -> int:
         """A file's limit in this home: ``[limits]``, else its default."""
         return self.limits.get(spec.name, spec.limit)
+
+    def ceiling_of(self, spec: FileSpec) -> int | None:
+        """The most a soft-limited file may hold (None for a hard limit: the
+        limit itself is the ceiling)."""
+        return None if spec.hard else self.limit_of(spec) * self.ceiling_factor
+
+
+def _user_settings(path: str, data: Any) -> dict[str, UserSettings]:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise BadInput(f"{path}: [users] must hold one table per user, e.g. [users.mia]")
+    out = {}
+    for user, table in data.items():
+        if set(table) - {"timezone"}:
+            raise BadInput(f"{path}: [users.{user}] takes timezone only")
+        tz = table.get("timezone")
+        if tz is not None:
+            try:
+                ZoneInfo(str(tz))
+            except (ZoneInfoNotFoundError, ValueError):
+                raise BadInput(f"{path}: [users.{user}] timezone {tz!r} is not an IANA timezone "
+                               "(e.g. Europe/Berlin)") from None
+        out[user] = UserSettings(timezone=tz)
+    return out
 
 
 def _dream_settings(path: str, data: dict[str, Any]) -> DreamSettings:
@@ -135,8 +198,9 @@ def _dream_settings(path: str, data: dict[str, Any]) -> DreamSettings:
     settings = DreamSettings(**values)
     if settings.review not in ("auto", "required"):
         raise BadInput(f"{path}: [dream] review must be auto or required")
-    if not 0 <= settings.max_loss <= 1:
-        raise BadInput(f"{path}: [dream] max_loss must be between 0 and 1")
+    for key in ("max_loss", "review_hold"):
+        if not 0 <= getattr(settings, key) <= 1:
+            raise BadInput(f"{path}: [dream] {key} must be between 0 and 1")
     return settings
 
 
@@ -178,15 +242,25 @@ def load_settings(home: str) -> Settings:
             data: dict[str, Any] = tomllib.load(f)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise BadInput(f"{path}: {e}") from None
-    limits = data.get("limits", {})
+    limits = dict(data.get("limits", {}))
+    extra = {name: limits.pop(name) for name in LIMIT_SETTINGS if name in limits}
+    for name, value in extra.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise BadInput(f"{path}: [limits] {name} must be a positive integer")
     for name, value in limits.items():
         if name not in FILES and not TOPIC.fullmatch(name):
             raise BadInput(f"{path}: unknown file {name!r} in [limits]")
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise BadInput(f"{path}: limit for {name} must be a positive integer")
     url = data.get("store", {}).get("url")
-    return Settings(url=url, limits=dict(limits),
-                    dream=_dream_settings(path, data.get("dream", {})),
+    audit = data.get("audit", {})
+    if not isinstance(audit, dict) or set(audit) - {"entry_key_file"} or not isinstance(
+            audit.get("entry_key_file", ""), str):
+        raise BadInput(f"{path}: [audit] takes entry_key_file = \"PATH\"")
+    return Settings(url=url, limits=limits,
+                    dream=_dream_settings(path, data.get("dream", {})), **extra,
+                    entry_key_file=audit.get("entry_key_file"),
+                    users=_user_settings(path, data.get("users", {})),
                     search=_search_settings(path, data.get("search", {})))
 
 
@@ -199,6 +273,60 @@ def store_url(home: str, db: str | None, settings: Settings) -> str:
     if "://" not in url:
         return "sqlite:///" + os.path.abspath(url)
     return url
+
+
+def write_durably(path: str, data: bytes) -> None:
+    """Set ``path`` to ``data`` atomically and durably: a temporary file
+    beside it, fsynced, renamed over it, and the folder fsynced — after a
+    crash the file is whole, old or new, never half written or missing
+    once this returns."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, f".tmp-{os.path.basename(path)}.{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+ENTRY_KEY_ENV = "KAIROS_ENTRY_KEY"
+
+
+def load_entry_key(home: str, settings: Settings) -> bytes | None:
+    """The log entries' MAC key: the file ``KAIROS_ENTRY_KEY`` names, else
+    ``[audit] entry_key_file``, else None (entries are not authenticated).
+
+    The file holds the key in hex (``kairos keygen --entry-key`` writes 32
+    random bytes).  It must live outside the home: whoever can write the
+    logs must not be able to read it.
+    :raises BadInput: the file is missing, unreadable, too short, or in the home.
+    """
+    path = os.environ.get(ENTRY_KEY_ENV) or settings.entry_key_file
+    if not path:
+        return None
+    path = os.path.abspath(os.path.expanduser(path))
+    if os.path.commonpath([path, home]) == home:
+        raise BadInput(f"the entry key {path} is inside the home: keep it outside, where "
+                       "those who can write the logs cannot read it")
+    try:
+        with open(path, encoding="ascii") as f:
+            key = bytes.fromhex(f.read().strip())
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        raise BadInput(f"cannot load the entry key {path}: {e}") from None
+    if len(key) < 16:
+        raise BadInput(f"the entry key {path} is too short: use 32 random bytes in hex")
+    return key
 
 
 def check_home(home: str) -> None:

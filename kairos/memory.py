@@ -23,12 +23,12 @@ from kairos.agent.context import Contexts
 from kairos.agent.search import Search
 from kairos.audit.checkpoints import CheckpointCheck, Checkpoints
 from kairos.audit.trace import Audit
-from kairos.domain.events import ACTORS, MODES, MemoryStream, payload_of
+from kairos.domain.events import ACTORS, MODES, AlreadyWritten, MemoryStream, payload_of
 from kairos.domain.files import FileSpec, check_scope, file_spec
-from kairos.domain.fold import fold, render, size
+from kairos.domain.fold import Segments, apply_to_file, fold, render, size, touched
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
-from kairos.domain.inputs import check_text, parse_day, parse_when
+from kairos.domain.inputs import check_key, check_text, parse_day, parse_when
 from kairos.domain.kinds import EventType
 from kairos.domain.logformat import Entry, file_header, render_entry
 from kairos.domain.logformat import parse_day as parse_log_day
@@ -36,9 +36,18 @@ from kairos.dream.service import Dreams
 from kairos.engine.engine import Engine
 from kairos.engine.locks import writer_lock
 from kairos.engine.rebuild import RebuildReport, rebuild
-from kairos.engine.verify import Problem, Report, verify
-from kairos.errors import BadInput, NotFound
-from kairos.home import CONFIG, DEFAULT_CONFIG, check_home, load_settings, resolve_home, store_url
+from kairos.engine.verify import Problem, Report, sort_problems, take_cut, verify
+from kairos.engine.verify_read import verify_read_side
+from kairos.errors import BadInput, NotFound, on_disk
+from kairos.home import (
+    CONFIG,
+    DEFAULT_CONFIG,
+    check_home,
+    load_entry_key,
+    load_settings,
+    resolve_home,
+    store_url,
+)
 from kairos.ports import IndexRow, ReadResult, SearchResult, WriteResult
 from kairos.projections.embedders import make_embedder
 from kairos.projections.search import check as check_search
@@ -58,18 +67,26 @@ class Memory:
     :param recover: repair and catch up on open (``verify`` opens without).
     :param follow: bring the read side up in a background thread after each
         write (False: reads, ``flush`` and ``close`` do it; writes do not).
+    :param read_only: write nothing to the home or the store — no lock file,
+        no migrations, no repairs, no follower, no files; SQLite opened
+        read-only — so a home on read-only media, or without write
+        permission, can be read and verified.  Writes raise
+        :class:`~kairos.errors.BadInput`.
     :raises NotAHome: when ``home`` is not a Kairos home.
     :raises StoreUnavailable: when the store cannot be reached.
+    :raises StorageFailed: the home's storage refused (full, read-only, no permission).
     :raises Inconsistent: when logs and store disagree (see :meth:`rebuild`).
     """
 
     def __init__(self, home: str | None = None, db: str | None = None, *,
-                 recover: bool = True, follow: bool = True):
+                 recover: bool = True, follow: bool = True, read_only: bool = False):
         self.home = resolve_home(home)
         check_home(self.home)
         self.settings = load_settings(self.home)
         self.url = store_url(self.home, db, self.settings)
         self.embedder = make_embedder(self.settings.search)
+        self.entry_key = load_entry_key(self.home, self.settings)
+        self.read_only = read_only
         self.engine = self._open(recover, follow)
         engine, store, index = self.engine, self.engine.store, self.engine.index
         self.dreams = Dreams(engine, store, index, self.settings, engine.dream_lock)
@@ -80,10 +97,20 @@ class Memory:
                               self.settings.search.min_similarity)
 
     def _open(self, recover: bool, follow: bool) -> Engine:
+        if self.read_only:
+            engine = Engine(self.home, self.url, read_only=True, key=self.entry_key)
+            if recover:
+                try:
+                    engine.check()
+                except BaseException:
+                    engine.close()
+                    raise
+            return engine
         # Opening creates tables (the library's and the read model's) on first
         # use: under the writer lock, so processes opening at once do not race.
         with writer_lock(self.home):
-            engine = Engine(self.home, self.url, follow=follow, embedder=self.embedder)
+            engine = Engine(self.home, self.url, follow=follow, key=self.entry_key,
+                            embedder=self.embedder)
             if recover:
                 try:
                     engine.recover()
@@ -98,11 +125,12 @@ class Memory:
         path = resolve_home(home)
         if os.path.exists(path) and not os.path.isdir(path):
             raise BadInput(f"cannot create a home at {path}: it is a file")
-        os.makedirs(os.path.join(path, "logs"), exist_ok=True)
-        config = os.path.join(path, CONFIG)
-        if not os.path.exists(config):
-            with open(config, "w", encoding="utf-8") as f:
-                f.write(DEFAULT_CONFIG)
+        with on_disk(path):
+            os.makedirs(os.path.join(path, "logs"), exist_ok=True)
+            config = os.path.join(path, CONFIG)
+            if not os.path.exists(config):
+                with open(config, "w", encoding="utf-8") as f:
+                    f.write(DEFAULT_CONFIG)
         return cls(path, db)
 
     def close(self) -> None:
@@ -150,22 +178,53 @@ class Memory:
 
     # -- commands ------------------------------------------------------------------
     def write(self, agent: str, file: str, text: str | bytes, *, user: str | None = None,
-              mode: str = "append", actor: str = "agent", session: str | None = None) -> WriteResult:
+              mode: str = "append", actor: str = "agent", session: str | None = None,
+              idempotency_key: str | None = None) -> WriteResult:
         """Record a memory write: ``append`` adds a line, ``replace`` sets the file.
 
-        :raises BadInput: unknown file, wrong scope, invalid id, empty or non-UTF-8
-            text, a NUL, or a result over the file's hard limit.  Nothing is written.
+        ``idempotency_key``: the caller's name for this write (a tool call's
+        id).  A write whose key this stream recorded already is a retry: it
+        writes nothing and returns the original write's result (same event
+        id and position), whatever its arguments.
+        :raises BadInput: unknown file, wrong scope, invalid id or key, empty,
+            non-UTF-8 or oversized text (``[limits] max_write``), a NUL, or a
+            result over the file's hard limit or its ceiling.  Nothing is written.
+        :raises WriteIncomplete: the event WAS saved (the error names it) but its
+            log entry could not be appended: the next write or open completes it.
+        :raises StorageFailed: the store or the logs refused the write (full,
+            read-only, no permission, unreachable); nothing was saved.
         """
         spec = self._scope(agent, user, file)
-        checked = check_text(text)
+        checked = check_text(text, limit=self.settings.max_write)
         if mode not in MODES:
             raise BadInput(f"unknown mode {mode!r}: use append or replace")
         self._actor(actor, session)
+        key = None if idempotency_key is None else check_key(idempotency_key)
         limit = self.limit_of(spec)
-        rec, size_after = self.engine.execute(agent, user, lambda stream: stream.write(
-            spec.name, checked, mode, actor, session, clock.now(),
-            limit=limit if spec.hard else None))
+        stream_id = MemoryStream.stream_id(agent, user)
+        try:
+            rec, size_after = self.engine.execute(agent, user, lambda stream: stream.write(
+                spec.name, checked, mode, actor, session, clock.now(),
+                limit=limit if spec.hard else None, ceiling=self.settings.ceiling_of(spec),
+                key=key, recorded_key=lambda k: self.engine.key_event(stream_id, k)))
+        except AlreadyWritten as e:
+            return self._original(agent, user, e.event_id)
         return WriteResult(rec.event.event_id, rec.position, EventType.WRITTEN.value, agent, user,
+                           spec.name, size_after, limit, size_after > limit)
+
+    def _original(self, agent: str, user: str | None, event_id: str) -> WriteResult:
+        """The result a write returned, rebuilt for its retry: its event, and
+        the size of its file just after it (the stream folded up to it)."""
+        row = self.engine.index.event(event_id)
+        if row is None:  # the index is brought up to the store: it cannot lack it
+            raise NotFound(f"no event {event_id}")
+        self.engine.complete_log(event_id, row["position"])
+        spec = file_spec(row["file"])
+        limit = self.limit_of(spec)
+        events = self.engine.store.stream(MemoryStream.stream_id(agent, user),
+                                          upto_version=row["version"])
+        size_after = size(render(fold(events).get(spec.name)))
+        return WriteResult(event_id, row["position"], EventType.WRITTEN.value, agent, user,
                            spec.name, size_after, limit, size_after > limit)
 
     def retract(self, agent: str, file: str, event_ids: list[str], *, reason: str,
@@ -177,7 +236,7 @@ class Memory:
             is not a write, or was already retracted; or the reason is empty.
         """
         spec = self._scope(agent, user, file)
-        checked = check_text(reason, "reason")
+        checked = check_text(reason, "reason", limit=self.settings.max_write)
         if not event_ids:
             raise BadInput("name at least one event id to retract")
         if len(set(event_ids)) != len(event_ids):
@@ -193,7 +252,8 @@ class Memory:
         """Record that a session of the pair ended (the nightly dream counts these)."""
         check_id(agent, "agent")
         check_id(user, "user")
-        checked = None if notes is None else check_text(notes, "notes")
+        checked = None if notes is None else check_text(notes, "notes",
+                                                        limit=self.settings.max_write)
         self._actor(actor, session)
         rec, _ = self.engine.execute(agent, user, lambda stream: stream.end_session(
             session, actor, checked, clock.now()))
@@ -226,6 +286,10 @@ class Memory:
         if version is not None:
             content = self.dreams.read_version(agent, user, spec.name, version)
         elif as_of is None and stream_version is None:
+            if self.read_only and self.engine.lags():
+                content, at = self._folded_now(agent, user, spec.name)
+                return ReadResult(agent, user, spec.name, content, size(content or ""), limit,
+                                  spec.hard, at)
             row = self.engine.index.file(agent, user, spec.name)
             return ReadResult(agent, user, spec.name, row.content if row else None,
                               size(row.content if row else ""), limit, spec.hard,
@@ -240,6 +304,18 @@ class Memory:
             content = render(fold(events).get(spec.name)) or None
         return ReadResult(agent, user, spec.name, content, size(content or ""), limit,
                           spec.hard, version if version is not None else stream_version, shown)
+
+    def _folded_now(self, agent: str, user: str | None, name: str) -> tuple[str | None, int | None]:
+        """A file now, folded from its stream (a read-only open whose read
+        model lags the store cannot bring it up), and the version of the
+        stream's last event that touched it."""
+        at = None
+        segments: Segments = []
+        for event in self.engine.store.stream(MemoryStream.stream_id(agent, user)):
+            if name in touched(event):
+                segments = apply_to_file(segments, event, name)
+                at = event.originator_version
+        return render(segments) or None, at
 
     def history(self, agent: str, *, user: str | None = None,
                 file: str | None = None) -> list[IndexRow]:
@@ -333,27 +409,44 @@ class Memory:
 
     # -- operations ------------------------------------------------------------------
     def verify(self) -> Report:
-        """Check every hash chain in the store and the logs, and that they agree.
+        """Check every hash chain in the store and the logs, that they agree,
+        that each log entry's MAC holds (with the entry key), and that the
+        read model and the materialized files are the folds of the events.
 
-        Read-only.  The report's first problem names the first bad entry.
-        The search index is checked against the read model it derives from.
+        Read-only, and exact under load: it checks the cut it takes at its
+        start (:func:`kairos.engine.verify.take_cut`), so writes landing
+        meanwhile never raise a false alarm.  The report's first problem
+        names the first bad entry, row or file.  The search index is checked
+        against the read model it derives from.
         """
-        report = verify(self.engine.store, self.engine.mirror)
-        with self.engine.readmodel.engine.connect() as conn:
+        engine = self.engine
+        cut = take_cut(engine.store, engine.mirror, os.path.join(self.home, ".kairos.lock"))
+        report = verify(engine.store, engine.mirror, cut, self.entry_key)
+        verify_read_side(engine.store, engine.readmodel, engine.files, report)
+        with engine.readmodel.engine.connect() as conn:
             for problem in check_search(conn):
                 report.add(Problem("read model", problem))
+        sort_problems(report)
         return report
 
-    def rebuild(self, *, from_logs: bool = False) -> RebuildReport:
-        """Re-derive read models and files from the store, and repair the logs.
+    def rebuild(self, *, from_logs: bool = False, import_past_end: bool = False) -> RebuildReport:
+        """Re-derive read models and files from the store, and repair the logs;
+        report every read-model row and file it repaired.
 
         With ``from_logs``: first restore the store from the logs (the
-        database was lost, or holds only an older prefix of them).
-        :raises VerificationFailed: a log entry fails its hash chain (with
-            ``from_logs``; nothing is imported).
-        :raises Inconsistent: store and logs hold different histories.
+        database was lost: an empty store takes every entry).  Entries past
+        the end of a store that holds events are imported only with
+        ``import_past_end`` (they may be forged: check them first).
+        :raises VerificationFailed: a log entry fails its hash chain or its
+            MAC (with ``from_logs``; nothing is imported).
+        :raises Inconsistent: store and logs hold different histories, or the
+            logs hold entries past a non-empty store's end (without
+            ``import_past_end``).
         """
-        return rebuild(self.engine, from_logs=from_logs)
+        if self.read_only:
+            raise BadInput("this home was opened read-only: a rebuild writes")
+        return rebuild(self.engine, from_logs=from_logs, import_past_end=import_past_end,
+                       key=self.entry_key)
 
     def seal(self, key: str | None = None) -> dict[str, Any]:
         """Record a checkpoint over every event so far, and write its file.

@@ -279,8 +279,8 @@ class MemoryFiles(Protocol):
              as_of: str | None = None) -> ReadResult: ...
 
     def write(self, agent: str, file: str, text: str | bytes, *, user: str | None = None,
-              mode: str = "append", actor: str = "agent",
-              session: str | None = None) -> WriteResult: ...
+              mode: str = "append", actor: str = "agent", session: str | None = None,
+              idempotency_key: str | None = None) -> WriteResult: ...
 
     def retract(self, agent: str, file: str, event_ids: list[str], *, reason: str,
                 user: str | None = None, actor: str = "user",

@@ -56,7 +56,7 @@ NAMES = {kind: kind.value for kind in EventType}
 # The event's own text in the index: what was written, or why.
 _TEXT = {EventType.WRITTEN: "text", EventType.RETRACTED: "reason",
          EventType.SESSION_ENDED: "notes", EventType.REJECTED: "reason",
-         EventType.ROLLED_BACK: "reason"}
+         EventType.REFUSED: "reason", EventType.ROLLED_BACK: "reason"}
 
 
 def text_of(e: DomainEvent | Light) -> str | None:
@@ -111,6 +111,7 @@ class Indexer:
         if not writer.move_position(recorded[-1].position, expect):
             return False
         rows: list[IndexTuple] = []
+        keys: list[tuple[str, str, str]] = []
         retracted: list[tuple[str, str]] = []
         state: dict[tuple[str, str, str], tuple[Files, int, int, str]] = {}
         new: set[tuple[str, str, str]] = set()
@@ -120,6 +121,9 @@ class Indexer:
             row = index_row(r, where)
             rows.append(row)
             born[row[1]] = (r.position, row[10])
+            key = getattr(e, "idempotency_key", None)
+            if key is not None:
+                keys.append((row[2], key, row[1]))
             if e.kind is RETRACTED:
                 x = cast(_Retraction, e)
                 retracted.extend((x.event_id, eid) for eid in x.retracts)
@@ -136,6 +140,8 @@ class Indexer:
                 files = apply_event(files, cast(Foldable, e))
                 state[key] = (files, scoped.originator_version, r.position, row[10])
         writer.insert_index(rows)
+        if keys:
+            writer.insert_keys(keys)
         if retracted:
             writer.mark_retracted(retracted)
         for (agent, user, name), (files, version, position, at) in state.items():
@@ -156,6 +162,7 @@ class Indexer:
         event ids exists (a bulk load runs without secondary indexes).
         """
         retracted: list[tuple[str, str]] = []
+        keys: list[tuple[str, str, str]] = []
         state: dict[tuple[str, str, str], tuple[Segments, int, int, str]] = {}
         born: dict[tuple[str, str, str], Born] = {}
         stream_ids: dict[int, str] = {}
@@ -167,6 +174,9 @@ class Indexer:
                 e = r.event
                 row = index_row(r, where, stream_ids)
                 yield row
+                key = getattr(e, "idempotency_key", None)
+                if key is not None:
+                    keys.append((row[2], key, row[1]))
                 if e.kind is RETRACTED:
                     x = cast(_Retraction, e)
                     retracted.extend((x.event_id, eid) for eid in x.retracts)
@@ -188,6 +198,8 @@ class Indexer:
         writer.load_lines(
             line for key, (segments, _, position, at) in state.items()
             for line in line_rows(*key, segments, born.get(key, {}), {}, position, at))
+        if keys:
+            writer.insert_keys(keys)
         writer.set_position(last)
         return count, last, retracted
 

@@ -36,6 +36,7 @@ class Light(msgspec.Struct, kw_only=True):
     retracts: list[str] | None = None
     reason: str | None = None
     notes: str | None = None
+    idempotency_key: str | None = None
     # Not in the stored JSON: the library keeps them in columns of their own.
     originator_id: UUID | None = None
     originator_version: int = 0

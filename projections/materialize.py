@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Protocol
 
+from kairos.errors import disk_errors
+
 POSITION = ".position"
 
 
@@ -101,6 +103,7 @@ class Materializer:
         self._mutex = threading.Lock()
 
     # -- the files position ----------------------------------------------------
+    @disk_errors
     def position(self) -> int:
         try:
             with open(os.path.join(self.root, POSITION), "rb") as f:
@@ -108,6 +111,7 @@ class Materializer:
         except (FileNotFoundError, ValueError):
             return 0
 
+    @disk_errors
     def set_position(self, position: int) -> None:
         write_file(os.path.join(self.root, POSITION), f"{position}\n")
 
@@ -121,6 +125,7 @@ class Materializer:
                 yield
 
     # -- writing -----------------------------------------------------------------
+    @disk_errors
     def flush(self) -> int:
         """Write every file changed since the files position; return how many."""
         with self.locked():

@@ -52,8 +52,10 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import text as sql_text
+from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.sql.expression import Insert, Select, Update
 
+from kairos.errors import storage_error
 from kairos.ports import FileRow, IndexRow
 from kairos.projections.search import drop_fts, fill_fts, line_rows
 
@@ -137,6 +139,16 @@ vectors_table = Table(
 )
 
 
+# Every write's idempotency key, by stream: a retry whose key the stream no
+# longer remembers (it keeps the last 256) is found here.
+keys_table = Table(
+    "memory_keys", metadata,
+    Column("stream_id", String(36), primary_key=True),
+    Column("key", String(256), primary_key=True),
+    Column("event_id", String(36), nullable=False),
+)
+
+
 def m001_initial(conn: Connection) -> None:
     metadata.create_all(conn, tables=[positions, index, files_table])
 
@@ -159,14 +171,17 @@ def m002_lighter_writes(conn: Connection) -> None:
         conn.execute(positions.insert().values(name="index", position=0))
 
 
+def m003_faults_keys(conn: Connection) -> None:
+    """The idempotency keys of writes (``memory_keys``), filled from the
+    events already applied (none had a key before this migration)."""
+    keys_table.create(conn, checkfirst=True)
+
+
 def m004_search(conn: Connection) -> None:
     """Search: the current lines, the vector cache, and the full-text indexes
     over the lines and the history (:mod:`kairos.projections.search`).
 
-    Numbered 4 so that it follows ``m003_faults_keys`` (branch ``faults``),
-    which a home may have applied first.  Idempotent (the lines are derived
-    again, the index rebuilt), so a development home that ran this branch's
-    earlier ``m003_search`` comes out the same.
+    Idempotent: the lines are derived again and the index rebuilt.
     """
     metadata.create_all(conn, tables=[lines_table, vectors_table])
     drop_fts(conn)
@@ -186,8 +201,18 @@ def _fill_lines(conn: Connection) -> None:
         conn.execute(insert(lines_table), values)
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_writes, m004_search]
-READ_MODEL_TABLES = (files_table, index, positions, migrations_table, lines_table)
+def _translate_errors(engine: Engine, where: str) -> None:
+    @event.listens_for(engine, "handle_error")
+    def _storage_error(context: ExceptionContext) -> None:
+        if context.is_pre_ping:  # a dead pooled connection: the pool replaces it
+            return
+        raise storage_error(context.original_exception, where) from context.original_exception
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_writes,
+                                                  m003_faults_keys, m004_search]
+READ_MODEL_TABLES = (files_table, index, positions, migrations_table, keys_table,
+                     lines_table)
 
 
 def sqlalchemy_url(url: str) -> str:
@@ -196,12 +221,30 @@ def sqlalchemy_url(url: str) -> str:
     return url
 
 
-def create_read_engine(url: str) -> Engine:
+def create_read_engine(url: str, *, where: str | None = None,
+                       read_only_uri: str | None = None) -> Engine:
+    """The read model's SQLAlchemy engine for a store URL.
+
+    ``where`` names the database in errors: every error a statement or a
+    connection raises becomes a :class:`~kairos.errors.StorageFailed` naming
+    it (full, read-only, no permission, unreachable).  ``read_only_uri``: an
+    SQLite URI to open instead, read-only (see
+    :func:`kairos.engine.sqlite.read_only_uri`).  On PostgreSQL a pooled
+    connection is pinged before use (``pool_pre_ping``): one the server
+    dropped (a restart) is replaced instead of failing the next statement.
+    """
     if not url.startswith("sqlite"):
         # Positional parameters, as on SQLite: the writer's rows are tuples.
-        return create_engine(sqlalchemy_url(url), pool_size=2, max_overflow=2,
-                             paramstyle="format")
-    engine = create_engine(url)
+        engine = create_engine(sqlalchemy_url(url), pool_size=2, max_overflow=2,
+                               paramstyle="format", pool_pre_ping=True,
+                               connect_args={"connect_timeout": 5})
+        _translate_errors(engine, where or url)
+        return engine
+    if read_only_uri is not None:
+        engine = create_engine("sqlite:///" + read_only_uri + "&uri=true")
+    else:
+        engine = create_engine(url)
+    _translate_errors(engine, where or url)
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -248,6 +291,8 @@ def _statements() -> dict[str, Insert | Update | Select[tuple[str]]]:
         "insert_line": insert(lines_table).values({c: bindparam(c) for c in LINE_COLUMNS}),
         "update_file": update(files_table).where(key).values(
             {c: bindparam(c) for c in FILE_COLUMNS[3:]}),
+        "insert_key": insert(keys_table).values(
+            {c: bindparam(c) for c in ("stream_id", "key", "event_id")}),
     }
 
 
@@ -288,6 +333,11 @@ class Writer:
         """``pairs``: (retraction id, retracted id)."""
         self.conn.execute(STATEMENTS["mark_retracted"],
                           [{"by": by, "k_id": eid} for by, eid in pairs])
+
+    def insert_keys(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """``rows``: (stream id, idempotency key, event id)."""
+        self.conn.execute(STATEMENTS["insert_key"], [
+            {"stream_id": s, "key": k, "event_id": e} for s, k, e in rows])
 
     def segments(self, agent: str, user: str, name: str) -> list[list[Any]] | None:
         found = self.conn.execute(STATEMENTS["segments"], {
@@ -502,6 +552,25 @@ class ReadModel:
         with self.engine.connect() as conn:
             return [cast(IndexRow, dict(r._mapping)) for r in conn.execute(q)]
 
+    def file_rows(self) -> list[FileRow]:
+        """Every row of ``memory_files``, empty ones too (for verification)."""
+        with self.engine.connect() as conn:
+            return [self._file_row(r) for r in conn.execute(select(files_table))]
+
+    def index_rows(self, upto: int) -> Iterator[IndexRow]:
+        """Every ``memory_index`` row up to ``upto``, in order (for verification)."""
+        with self.engine.connect() as conn:
+            for r in conn.execute(select(index).where(index.c.position <= upto)
+                                  .order_by(index.c.position)):
+                yield cast(IndexRow, dict(r._mapping))
+
+    def key_event(self, stream_id: str, key: str) -> str | None:
+        """The event id of the write of ``stream_id`` that carried ``key``."""
+        with self.engine.connect() as conn:
+            found = conn.scalar(select(keys_table.c.event_id).where(
+                (keys_table.c.stream_id == stream_id) & (keys_table.c.key == key)))
+        return None if found is None else str(found)
+
     def pairs(self) -> list[tuple[str, str]]:
         """Every agent+user pair with events, sorted."""
         with self.engine.connect() as conn:
@@ -511,9 +580,18 @@ class ReadModel:
         return [(r.agent_id, r.user_id) for r in rows]
 
     def stream_version_at(self, agent: str, user: str | None, until: str) -> int:
-        """The version of an agent's (``user`` None) or a pair's stream at a time."""
-        scope = index.c.user_id.is_(None) if user is None else index.c.user_id == user
+        """The version of an agent's (``user`` None) or a pair's stream as of
+        a time: the longest prefix of the stream whose events were all
+        recorded at or before ``until``.  A clock that stepped back can record
+        an event with an earlier time after one with a later time; the
+        prefix stops at the first event recorded after ``until``, so a write
+        recorded after the moment is never part of it."""
+        scope = (index.c.agent_id == agent) & (
+            index.c.user_id.is_(None) if user is None else index.c.user_id == user)
         with self.engine.connect() as conn:
-            value = conn.scalar(select(func.max(index.c.version)).where(
-                (index.c.agent_id == agent) & scope & (index.c.recorded_at <= until)))
+            first_after = conn.scalar(select(func.min(index.c.version)).where(
+                scope & (index.c.recorded_at > until)))
+            if first_after is not None:
+                return int(first_after) - 1
+            value = conn.scalar(select(func.max(index.c.version)).where(scope))
         return int(value or 0)

@@ -36,6 +36,7 @@ MEANING = {
     "DreamProposed": "a dream's proposal: new lines per file, each citing its events",
     "DreamApproved": "a proposal published as the next version of its files",
     "DreamRejected": "a proposal refused; nothing published",
+    "DreamRefused": "a draft a guard refused: the rule and what the model call cost",
     "VersionRolledBack": "a file set back (or forward) to a published version",
     "CheckpointSealed": "a checkpoint over the global order: size, position, Merkle root",
 }

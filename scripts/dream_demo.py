@@ -34,6 +34,8 @@ STEPS: list[tuple[str, str, list[str]]] = [
     ("2026-10-26T09:05:00Z", "approve it", ["dream", "approve", "{dream}", "--reviewer", "alice"]),
     ("2026-10-26T09:06:00Z", "the published file",
      ["read", "--agent", "ada", "--user", "sam", "--file", "MEMORY.md"]),
+    ("2026-10-26T09:07:00Z", "where did the old appointment go?",
+     ["trace", "--agent", "ada", "--user", "sam", "--file", "MEMORY.md", "--grep", "next Tuesday"]),
     ("2026-10-26T12:00:00Z", "a write after the dream",
      ["write", "--agent", "ada", "--user", "sam", "--file", "MEMORY.md",
       "Sam's dentist appointment is at 14:00."]),

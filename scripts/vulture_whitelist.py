@@ -22,3 +22,14 @@ _.max_retries
 _.run_json, _.moved_to, _.nbytes, _.retracted_by, _.ref, _.hard_limit
 # The fault points production code names, listed for tests and readers.
 _.POINTS
+# The library reads these: a snapshot upcast, the factory named by topic in
+# the settings, the pool's attributes; SQLAlchemy calls its error hook.
+_.upcast_v2_v3, _.ReadOnlySQLiteFactory, _.reconnect_timeout, _.is_journal_mode_wal
+_._storage_error
+# The fault seam's in-process switch, for tests.
+_.arm
+# The time rules register themselves by decorator (kairos/dream/distill/when.py).
+_._iso, _._dmy, _._mdy, _._dmy_numeric, _._month_year, _._overmorrow, _._ereyesterday
+_._tomorrow, _._yesterday, _._today, _._weekday, _._next_unit, _._in_n, _._ago, _._uebermorgen
+_._vorgestern, _._morgen, _._gestern, _._heute, _._naechste, _._wochentag, _._in_n_de, _._vor_n
+_._dm_en, _._md_en, _._dm_de, _._dm_numeric, _._in_month

@@ -199,3 +199,28 @@ def test_a_bundle_with_a_broken_checkpoint_fails_verification(
 
     out = CliRunner().invoke(cli, ["verify", "--bundle", str(bundle)])
     assert out.exit_code == 1 and out.output.startswith("FAILED: checkpoint.json: ")
+
+
+def test_trace_finds_a_line_a_dream_superseded(mem: Memory, kairos: Kairos) -> None:
+    with freeze_time("2026-10-01T09:00:00Z"):
+        old = mem.write("ada", "MEMORY.md", "Sam's dog is called Bruhno.", user="sam").event_id
+        mem.write("ada", "MEMORY.md", "Sam's dog is a beagle.", user="sam")
+    with freeze_time("2026-10-05T09:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam's dog is called Bruno, not Bruhno.", user="sam")
+    with freeze_time("2026-10-06T03:00:00Z"):
+        dream_id = mem.dreams.dream("ada", "sam", force=True).dream_id
+        mem.dreams.approve(dream_id, "alice")
+    out = kairos("trace", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "--grep", "Bruhno")
+    assert out.exit_code == 0
+    assert "  -: Sam's dog is called Bruhno.\n" in out.stdout
+    assert f"left in version 1 (dream {dream_id}, rules, approved by alice" in out.stdout
+    assert "replaced by: Sam's dog is called Bruno, not Bruhno." in out.stdout
+    rows = json.loads(kairos("trace", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "--grep",
+                             "Bruhno", "--json").stdout)
+    assert [r["status"] for r in rows] == ["current", "left"]  # the correction still names it
+    left = rows[1]["left"]
+    assert (left["version"], left["kind"], left["reviewer"]) == (1, "superseded", "alice")
+    assert left["replaced_by"] == "Sam's dog is called Bruno, not Bruhno."
+    assert rows[1]["sources"][0]["event_id"] == old
+    missing = kairos("trace", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "--grep", "poodle")
+    assert missing.exit_code == 2 and "no line of MEMORY.md matches" in missing.output

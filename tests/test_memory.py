@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from freezegun import freeze_time
 
-from kairos.errors import BadInput, NotAHome
+from kairos.errors import BadInput, NotAHome, StorageFailed
 from kairos.memory import Memory
 
 
@@ -176,7 +176,7 @@ def test_a_failed_save_leaves_no_trace_in_the_cached_stream(mem: Memory, monkeyp
         raise OSError("disk on fire")
 
     monkeypatch.setattr(app.events, "put", broken)
-    with pytest.raises(OSError):
+    with pytest.raises(StorageFailed, match="disk on fire"):  # never a raw OSError
         mem.write("ada", "MEMORY.md", "lost in the fire", user="sam")
     monkeypatch.undo()
     mem.write("ada", "MEMORY.md", "after the fire", user="sam")

@@ -42,4 +42,4 @@ def test_the_readme_main_job_runs_on_a_copy_of_the_sample(tmp_path: Path) -> Non
     assert kairos("dream", "--all").startswith("proposed ")
     shown = kairos("dream", "show", "--agent", "ada", "--user", "sam")
     assert "+Sam's dentist appointment moved to 3 November 2026." in shown
-    assert "superseded by: Sam's dentist appointment moved to 3 November." in shown
+    assert "superseded by: Sam's dentist appointment moved to 3 November 2026." in shown

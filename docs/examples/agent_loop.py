@@ -43,5 +43,6 @@ def run_turn(memory: Any, agent: str, user: str, message: str, *, model: str,
         for call in calls:
             messages.append({"role": "tool", "tool_call_id": call.id,
                              "content": executor.run_json(call.function.name,
-                                                          call.function.arguments)})
+                                                          call.function.arguments,
+                                                          call_id=call.id)})
     raise RuntimeError(f"no answer after {max_steps} tool steps")

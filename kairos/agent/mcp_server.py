@@ -6,11 +6,19 @@ desktop app).  The scope is fixed when the server starts: every call goes
 through :class:`~kairos.agent.tools.ToolExecutor` for that agent and user, so no
 argument can reach another pair.  A refused call is an MCP tool error
 (``isError``), with the reason as its text.
+
+Each ``tools/call`` passes an idempotency key to the executor: the caller's
+own, when its ``_meta`` carries ``idempotency_key`` (stable across
+reconnects: a client that retries a call after a lost connection sends the
+same), else this server session's id with the JSON-RPC request id — unique
+per session, so two sessions numbering their requests from 1 never collide,
+and a request delivered twice is written once.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 from kairos.agent.tools import MEMORY_TOOLS, ToolExecutor
@@ -26,8 +34,15 @@ def build_server(executor: ToolExecutor) -> Any:
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        result = executor.run(params.name, params.arguments or {})
+    session = uuid.uuid4().hex[:12]
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        meta: dict[str, Any] = dict(params.meta) if params.meta is not None else {}
+        key = meta.get("idempotency_key")
+        if not isinstance(key, str):
+            request = getattr(ctx, "request_id", None)
+            key = None if request is None else f"mcp-{session}-{request}"
+        result = executor.run(params.name, params.arguments or {}, call_id=key)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))],
             structured_content=result, is_error="error" in result)

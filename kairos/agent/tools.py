@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kairos.domain.files import file_spec
-from kairos.errors import BadInput, KairosError
+from kairos.errors import BadInput, KairosError, WriteIncomplete
 from kairos.ports import MemoryFiles
 
 FILE_HELP = ("One of SOUL.md (your identity), ABOUT.md (your profile), TOOLS.md (your tool "
@@ -75,7 +75,7 @@ def _check_arguments(name: str, arguments: Any) -> dict[str, Any]:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments or "{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the parser's depth: hostile
             raise ToolError("arguments are not valid JSON") from None
     if not isinstance(arguments, dict):
         raise ToolError("arguments must be a JSON object")
@@ -113,22 +113,34 @@ class ToolExecutor:
             raise ToolError(f"{spec.name} belongs to a user, and this session has none")
         return self.user
 
-    def run(self, name: str, arguments: Any) -> dict[str, Any]:
-        """Run one call; a result dict, with ``"error"`` when the call was refused."""
+    def run(self, name: str, arguments: Any, call_id: str | None = None) -> dict[str, Any]:
+        """Run one call; a result dict, with ``"error"`` when the call was refused.
+
+        ``call_id``: the tool call's id, when the runtime has one: a write
+        records it as its idempotency key, so the same call run again (a
+        retry after a timeout) returns the first run's result and writes
+        nothing.  A write saved whose log entry failed answers ``"error"``
+        with ``"saved": true`` and the event id.
+        """
         try:
             if name not in TOOL_NAMES:
                 raise ToolError(f"unknown tool {name!r}")
             args = _check_arguments(name, arguments)
+            if name == "memory_write":
+                return self._memory_write(**args, key=call_id)
             handlers: dict[str, Callable[..., dict[str, Any]]] = {
-                "memory_read": self._memory_read, "memory_write": self._memory_write,
-                "memory_search": self._memory_search, "memory_retract": self._memory_retract,
+                "memory_read": self._memory_read, "memory_search": self._memory_search,
+                "memory_retract": self._memory_retract,
             }
             return handlers[name](**args)
+        except WriteIncomplete as e:
+            return {"error": str(e), "saved": True, "event_id": e.event_id,
+                    "position": e.position}
         except KairosError as e:
             return {"error": str(e)}
 
-    def run_json(self, name: str, arguments: Any) -> str:
-        return json.dumps(self.run(name, arguments), ensure_ascii=False)
+    def run_json(self, name: str, arguments: Any, call_id: str | None = None) -> str:
+        return json.dumps(self.run(name, arguments, call_id), ensure_ascii=False)
 
     def _memory_read(self, file: str) -> dict[str, Any]:
         result = self.memory.read(self.agent, file, user=self._user_for(file))
@@ -142,9 +154,10 @@ class ToolExecutor:
                            "and save the result with memory_write mode=replace.")
         return out
 
-    def _memory_write(self, file: str, text: str, mode: str = "append") -> dict[str, Any]:
+    def _memory_write(self, file: str, text: str, mode: str = "append",
+                      key: str | None = None) -> dict[str, Any]:
         result = self.memory.write(self.agent, file, text, user=self._user_for(file), mode=mode,
-                                   actor="agent", session=self.session)
+                                   actor="agent", session=self.session, idempotency_key=key)
         out = {"saved": True, "event_id": result.event_id, "file": result.file,
                "size": result.size, "limit": result.limit}
         if result.over_limit:

@@ -18,21 +18,28 @@ from __future__ import annotations
 import base64
 import json
 import os
+import secrets
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from kairos import clock
-from kairos.domain.events import SYSTEM_AGENT, MemoryStream, Recorded
+from kairos import clock, faults
+from kairos.domain.events import SYSTEM_AGENT, CheckpointSealed, MemoryStream, Recorded
 from kairos.domain.hashing import canonical, format_time
 from kairos.domain.merkle import consistency_proof, leaf_hash, root, verify_consistency
-from kairos.errors import BadInput
+from kairos.domain.sealing import (
+    BODY_FIELDS,
+    FOLDER,
+    FORMAT,
+    checkpoint_body,
+    checkpoint_file,
+    checkpoint_text,
+)
+from kairos.errors import BadInput, disk_errors
+from kairos.home import write_durably
 from kairos.ports import Commands, History
-
-FORMAT = "kairos-checkpoint/1"
-BODY_FIELDS = ("format", "size", "position", "root", "time")
 
 
 def leaf(rec: Recorded) -> bytes:
@@ -79,6 +86,7 @@ def public_key_text(path: str) -> str:
     return base64.b64encode(raw).decode()
 
 
+@disk_errors
 def keygen(path: str) -> str:
     """Write a new Ed25519 private key (PEM, mode 0600) and its ``.pub``."""
     from cryptography.hazmat.primitives import serialization
@@ -96,6 +104,17 @@ def keygen(path: str) -> str:
         f.write(key.public_key().public_bytes(serialization.Encoding.PEM,
                                               serialization.PublicFormat.SubjectPublicKeyInfo))
     return path + ".pub"
+
+
+@disk_errors
+def entry_keygen(path: str) -> str:
+    """Write a new log-entry MAC key: 32 random bytes in hex, mode 0600."""
+    if os.path.exists(path):
+        raise BadInput(f"{path} exists already: not overwriting a key")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(secrets.token_hex(32) + "\n")
+    return path
 
 
 def sign(body: dict[str, Any], key_path: str) -> dict[str, str]:
@@ -187,6 +206,7 @@ class Checkpoints:
         self.history = history
         self.home = home
 
+    @disk_errors
     def seal(self, key: str | None = None) -> dict[str, Any]:
         """Record a checkpoint over every event so far, and write its file.
 
@@ -197,21 +217,19 @@ class Checkpoints:
         key = key or os.environ.get("KAIROS_SIGNING_KEY") or None
         hashes, positions = leaves(self.history)
         size, last, head = len(hashes), positions[-1] if positions else 0, root(hashes).hex()
-        body: dict[str, Any] = {"format": FORMAT, "size": size, "position": last,
-                                "root": head, "time": format_time(clock.now())}
+        now = clock.now()  # the checkpoint's time is its event's: the file follows from the event
+        body = checkpoint_body(size, last, head, format_time(now))
         signed = sign(body, key) if key else {}
 
         def command(stream: MemoryStream) -> None:
-            stream.seal(size, last, head, signed.get("public_key"), clock.now())
+            stream.seal(size, last, head, signed.get("public_key"), now,
+                        signature=signed.get("signature"))
 
         rec, _ = self.commands.execute(SYSTEM_AGENT, None, command)
-        data = {**body, **signed, "event_id": rec.event.event_id, "event_position": rec.position}
-        folder = os.path.join(self.home, "checkpoints")
-        os.makedirs(folder, exist_ok=True)
-        path = os.path.join(folder, f"checkpoint-{body['position']:06d}.json")
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, sort_keys=True)
-            f.write("\n")
+        faults.point("after-seal-commit")
+        name, data = checkpoint_file(cast(CheckpointSealed, rec.event), rec.position)
+        path = os.path.join(self.home, FOLDER, name)
+        write_durably(path, checkpoint_text(data).encode("utf-8"))
         data["file"] = os.path.relpath(path, self.home)
         return data
 

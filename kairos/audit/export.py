@@ -23,7 +23,7 @@ from kairos.domain.ids import check_id
 from kairos.domain.inputs import when_text
 from kairos.domain.logformat import day_of, file_header, render_entry
 from kairos.domain.merkle import inclusion_proof, leaf_hash, verify_inclusion
-from kairos.errors import BadInput, KairosError, NotFound
+from kairos.errors import BadInput, KairosError, NotFound, disk_errors
 from kairos.ports import History
 
 # The fields of an events.jsonl record, with their JSON types.
@@ -41,6 +41,7 @@ def latest_checkpoint(home: str) -> str:
     return os.path.join(folder, names[-1])
 
 
+@disk_errors
 def export(history: History, home: str, agent: str, user: str, out: str, *,
            since: str | None = None, until: str | None = None) -> dict[str, Any]:
     """Write an auditor's bundle: the pair's (and its agent's) events with an

@@ -9,6 +9,7 @@ is written.
 from __future__ import annotations
 
 import difflib
+from itertools import takewhile
 from typing import Any
 
 from kairos.audit.export import export
@@ -93,7 +94,9 @@ class Audit:
               as_of: str | None = None) -> list[dict[str, Any]]:
         """For each line of a file (now, as of a moment, or as a version
         published it), the dreams it came through and the raw events under
-        it, with their place in the dated logs.
+        it, with their place in the dated logs; then (for the file now) the
+        lines published dreams dropped, superseded or moved: the version
+        they left in, why, and what replaced them.
 
         :raises BadInput: bad ids, file or date.  :raises NotFound: no such version.
         """
@@ -121,8 +124,36 @@ class Audit:
                        if spec.name in a.contents and any(
                            len(s) > 2 and set(s[2]) & set(sources) for s in a.contents[spec.name])]
                 dream = next((v for v in via if v["dream_id"] == dream_id), None)
-                out.append({"line": number, "text": text, "dream": dream, "via": via,
+                out.append({"line": number, "text": text, "status": "current", "dream": dream,
+                            "via": via,
                             "sources": [self._source(by_id.get(s), s) for s in sources]})
+        if line is None and version is None and as_of is None:
+            out.extend(self._left(spec.name, grep, approved, props, by_id))
+        return out
+
+    def _left(self, name: str, grep: str | None, approved: list[DreamApproved],
+              props: dict[str, DreamProposed], by_id: dict[str, DomainEvent]
+              ) -> list[dict[str, Any]]:
+        """Lines a published dream dropped from the file: in which version they
+        left, why, and what replaced them (or where they moved)."""
+        out: list[dict[str, Any]] = []
+        for approval in approved:
+            proposal = props[approval.dream_id]
+            for entry in proposal.dropped:
+                text = str(entry.get("text") or "")
+                if entry.get("file") != name or (grep is not None and grep.lower() not in text.lower()):
+                    continue
+                reason = str(entry.get("reason") or "")
+                by = entry.get("by") or (reason.split(":", 1)[1].strip() if reason.startswith(
+                    ("superseded by:", "merged into:", "duplicate of:")) else None)
+                out.append({"line": None, "text": text, "status": "left",
+                            "left": {**_dream_summary(approval, proposal, name), "reason": reason,
+                                     "kind": entry.get("kind") or reason.split(":")[0],
+                                     "replaced_by": by if not entry.get("to") else None,
+                                     "moved_to": entry.get("to")},
+                            "dream": None, "via": [],
+                            "sources": [self._source(by_id.get(s), s)
+                                        for s in entry.get("sources", [])]})
         return out
 
     @staticmethod
@@ -135,7 +166,11 @@ class Audit:
                 raise NotFound(f"no version {version} of {name}") from None
         if as_of is not None:
             until = when_text(as_of) or ""
-            return fold(e for e in events if format_time(e.timestamp) <= until).get(name, [])
+            # As of a moment: the longest prefix recorded at or before it (see
+            # Index.stream_version_at), so a clock step back cannot slip in a
+            # later write.
+            recorded = takewhile(lambda e: format_time(e.timestamp) <= until, events)
+            return fold(list(recorded)).get(name, [])
         return fold(events).get(name, [])
 
     def _source(self, event: DomainEvent | None, event_id: str) -> dict[str, Any]:

@@ -63,6 +63,23 @@ class ProposedFile(TypedDict):
     lines: list[list[Any]]  # [[text, [source event ids]]]
 
 
+# The idempotency keys a stream remembers: a retry comes within moments of
+# the call it repeats, so the last 256 cover it with room to spare, and a
+# snapshot (every 200 events) carries at most 256 short strings.  Older keys
+# are found in the read model's key index (``recorded_key``).
+RECENT_KEYS = 256
+
+
+class AlreadyWritten(KairosError):
+    """A write's idempotency key was recorded already by ``event_id``: the
+    write is a retry, and nothing new is recorded (``version`` is 0 when the
+    key was found in the history rather than in the stream's recent keys)."""
+
+    def __init__(self, key: str, event_id: str, version: int):
+        super().__init__(f"idempotency key {key!r} was recorded by event {event_id}")
+        self.key, self.event_id, self.version = key, event_id, version
+
+
 class SnapshotOutdated(KairosError):
     """A snapshot taken before the state knew retractions and dreams: it
     cannot be brought forward (that would take the history it summarizes),
@@ -78,8 +95,9 @@ class MemoryStream(Aggregate):
     # once the class exists: set here, the library would ask for a topic on
     # every event class it defines itself.)
     TOPIC: ClassVar[str]
-    # Version 2 of the state added retractions, proposals and versions.
-    class_version = 2
+    # Version 2 of the state added retractions, proposals and versions;
+    # version 3 the recent idempotency keys.
+    class_version = 3
 
     class StreamOpened(Aggregate.Created):
         TOPIC = "kairos.domain:MemoryStream.StreamOpened"
@@ -109,11 +127,18 @@ class MemoryStream(Aggregate):
         event_id: str
         prev: str
         hash: str
+        # Optional payload fields come last, with a default: absent (None)
+        # they are left out of the hash and the log entry, so adding one
+        # changes no existing event's hash.
+        idempotency_key: str | None = None
 
         def apply(self, aggregate: MemoryStream) -> None:
             aggregate.head = self.hash
             aggregate.set_file(self.file, apply_to_file(aggregate.files.get(self.file, []),
                                                         self, self.file))
+            if self.idempotency_key is not None:
+                aggregate.remember_key(self.idempotency_key, self.event_id,
+                                       self.originator_version)
 
     class MemoryRetracted(Event):
         TOPIC = "kairos.domain:MemoryStream.MemoryRetracted"
@@ -214,6 +239,22 @@ class MemoryStream(Aggregate):
             aggregate.head = self.hash
             aggregate.decide(self.dream_id, "rejected", self.reviewer)
 
+    class DreamRefused(Event):
+        """A dream whose draft a guard refused (or whose distiller failed): the
+        rule and what the model call cost — never the draft's words."""
+
+        TOPIC = "kairos.domain:MemoryStream.DreamRefused"
+        kind: ClassVar[EventType] = EventType.REFUSED
+        agent: str
+        user: str | None
+        reason: str
+        distiller: str
+        model: str | None
+        usage: dict[str, Any]  # tokens and cost the model call spent
+        event_id: str
+        prev: str
+        hash: str
+
     class VersionRolledBack(Event):
         """Sets a file back (or forward) to a version, writes after its cutoff replayed."""
 
@@ -249,6 +290,9 @@ class MemoryStream(Aggregate):
         event_id: str
         prev: str
         hash: str
+        # Optional (absent: not hashed): the checkpoint's signature, so that its
+        # file is a function of the event (kairos.domain.sealing).
+        signature: str | None = None
 
     def __init__(self, agent: str, user: str | None, event_id: str, prev: str, hash: str):
         self.agent = agent
@@ -260,14 +304,31 @@ class MemoryStream(Aggregate):
         self.decided: dict[str, list[str]] = {}  # dream id -> [approved|rejected, reviewer]
         self.active: dict[str, int] = {}  # file -> the version it shows (absent: 0)
         self.latest: dict[str, int] = {}  # file -> the latest published version
+        # The last RECENT_KEYS idempotency keys of writes -> [event id, version],
+        # oldest first, and how many keyed writes the stream has had in all.
+        self.keys: dict[str, list[Any]] = {}
+        self.keyed = 0
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
         raise SnapshotOutdated("a version 1 snapshot lacks retractions and dreams")
 
+    @staticmethod
+    def upcast_v2_v3(state: dict[str, Any]) -> None:
+        # Keys came with version 3: a version 2 stream has never had one.
+        state["keys"] = {}
+        state["keyed"] = 0
+
     # -- state changes (by replacement: a cached stream is handed out as it is) --
     def set_file(self, name: str, segments: Segments) -> None:
         self.files = {**self.files, name: segments}
+
+    def remember_key(self, key: str, event_id: str, version: int) -> None:
+        keys = {**self.keys, key: [event_id, version]}
+        if len(keys) > RECENT_KEYS:
+            keys.pop(next(iter(keys)))
+        self.keys = keys
+        self.keyed += 1
 
     def decide(self, dream_id: str, verb: str, reviewer: str) -> None:
         self.pending = {k: v for k, v in self.pending.items() if k != dream_id}
@@ -294,6 +355,9 @@ class MemoryStream(Aggregate):
         version = self.version + 1
         eid = event_id(self.id, version)
         payload = {"agent": self.agent, "user": self.user, **payload}
+        optional = optional_fields(event_class)
+        if optional:  # absent optional fields are not hashed (see hashed_payload)
+            payload = {k: v for k, v in payload.items() if v is not None or k not in optional}
         digest = chain_hash(event_class.kind, self.id, version, now, eid, self.head, payload)
         self.trigger_event(
             event_class, timestamp=now, event_id=eid, prev=self.head, hash=digest, **payload
@@ -302,18 +366,44 @@ class MemoryStream(Aggregate):
 
     # -- commands: each checks its rule, then records --------------------------------
     def write(self, file: str, text: str, mode: str, actor: str, session: str | None,
-              now: datetime, *, limit: int | None = None) -> int:
+              now: datetime, *, limit: int | None = None, ceiling: int | None = None,
+              key: str | None = None,
+              recorded_key: Callable[[str], str | None] | None = None) -> int:
         """Append a line to ``file`` or replace it; return its size afterwards.
 
-        :raises BadInput: when ``limit`` (a hard limit) would be passed.
+        ``limit`` is a hard limit; ``ceiling`` the most a soft-limited file
+        may hold.  ``key`` is the caller's idempotency key: a write with a key
+        this stream already recorded records nothing and raises
+        :class:`AlreadyWritten` naming the original event.  The stream
+        remembers its last :data:`RECENT_KEYS` keys; for a stream that has had
+        more, ``recorded_key`` looks a key up in the history (the event id of
+        the write that recorded it, or None).
+        :raises BadInput: when ``limit`` or ``ceiling`` would be passed.
+        :raises AlreadyWritten: when ``key`` was recorded already.
         """
+        if key is not None:
+            self.check_key(key, recorded_key)
         size = size_after_write(self.files.get(file, []), text, mode)
         if limit is not None and size > limit:
             raise BadInput(f"{file} would be {size} chars, over its hard limit of {limit}: "
                            "nothing written")
+        if ceiling is not None and size > ceiling:
+            raise BadInput(f"{file} would be {size} chars, over its ceiling of {ceiling} "
+                           "(its soft limit lets writes pass up to there): compress it first; "
+                           "nothing written")
         self._record(self.MemoryWritten, now, file=file, text=text, mode=mode, actor=actor,
-                     session=session)
+                     session=session, idempotency_key=key)
         return size
+
+    def check_key(self, key: str, recorded_key: Callable[[str], str | None] | None) -> None:
+        """:raises AlreadyWritten: when a write of this stream recorded ``key``."""
+        known = self.keys.get(key)
+        if known is not None:
+            raise AlreadyWritten(key, str(known[0]), int(known[1]))
+        if self.keyed > len(self.keys) and recorded_key is not None:
+            found = recorded_key(key)  # older than the keys the stream remembers
+            if found is not None:
+                raise AlreadyWritten(key, found, 0)
 
     def retract(self, file: str, retracts: Sequence[str], reason: str, actor: str,
                 session: str | None, now: datetime,
@@ -399,6 +489,12 @@ class MemoryStream(Aggregate):
         self._record(self.DreamRejected, now, dream_id=dream_id, reviewer=reviewer,
                      reason=reason)
 
+    def refuse(self, reason: str, distiller: str, model: str | None, usage: dict[str, Any],
+               now: datetime) -> None:
+        """Record a refused draft: its rule and cost, never its words."""
+        self._record(self.DreamRefused, now, reason=reason, distiller=distiller, model=model,
+                     usage=dict(usage))
+
     def roll_back(self, file: str, to: int, actor: str, reason: str,
                   history: Sequence[DomainEvent], now: datetime) -> None:
         """Set ``file`` to published version ``to`` (writes after its cutoff stay).
@@ -416,9 +512,9 @@ class MemoryStream(Aggregate):
                      reason=reason, segments=content_of(history, file, to))
 
     def seal(self, size: int, position: int, root: str, public_key: str | None,
-             now: datetime) -> None:
+             now: datetime, signature: str | None = None) -> None:
         self._record(self.CheckpointSealed, now, size=size, position=position, root=root,
-                     public_key=public_key)
+                     public_key=public_key, signature=signature)
 
 
 StreamOpened = MemoryStream.StreamOpened
@@ -428,15 +524,17 @@ SessionEnded = MemoryStream.SessionEnded
 DreamProposed = MemoryStream.DreamProposed
 DreamApproved = MemoryStream.DreamApproved
 DreamRejected = MemoryStream.DreamRejected
+DreamRefused = MemoryStream.DreamRefused
 VersionRolledBack = MemoryStream.VersionRolledBack
 CheckpointSealed = MemoryStream.CheckpointSealed
 
 DomainEvent = (StreamOpened | MemoryWritten | MemoryRetracted | SessionEnded | DreamProposed
-               | DreamApproved | DreamRejected | VersionRolledBack | CheckpointSealed)
+               | DreamApproved | DreamRejected | DreamRefused | VersionRolledBack | CheckpointSealed)
 
 MemoryStream.TOPIC = "kairos.domain:MemoryStream"
 for _cls in (MemoryStream, StreamOpened, MemoryWritten, MemoryRetracted, SessionEnded,
-             DreamProposed, DreamApproved, DreamRejected, VersionRolledBack, CheckpointSealed):
+             DreamProposed, DreamApproved, DreamRejected, DreamRefused, VersionRolledBack,
+             CheckpointSealed):
     register_topic(_cls.TOPIC, _cls)
 
 # Event classes by the type name used in hashes and log entries, in the
@@ -444,7 +542,7 @@ for _cls in (MemoryStream, StreamOpened, MemoryWritten, MemoryRetracted, Session
 EVENT_TYPES: dict[str, type[DomainEvent]] = {
     cls.kind: cls
     for cls in (StreamOpened, MemoryWritten, MemoryRetracted, SessionEnded, DreamProposed,
-                DreamApproved, DreamRejected, VersionRolledBack, CheckpointSealed)
+                DreamApproved, DreamRejected, DreamRefused, VersionRolledBack, CheckpointSealed)
 }
 
 
@@ -457,6 +555,7 @@ class Recorded(NamedTuple):
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_OPTIONAL: dict[type, frozenset[str]] = {}
 
 
 def payload_fields(cls: type) -> tuple[str, ...]:
@@ -468,11 +567,31 @@ def payload_fields(cls: type) -> tuple[str, ...]:
     return names
 
 
+def optional_fields(cls: type) -> frozenset[str]:
+    """The payload fields added after the event type first shipped (they have
+    a default): left out of the hash and the log entry while None."""
+    names = _OPTIONAL.get(cls)
+    if names is None:
+        names = _OPTIONAL[cls] = frozenset(
+            f.name for f in dataclasses.fields(cls) if f.name not in BASE_FIELDS
+            and f.default is not dataclasses.MISSING)
+    return names
+
+
 def payload_of(event: DomainEvent) -> dict[str, Any]:
     return {name: getattr(event, name) for name in payload_fields(type(event))}
+
+
+def hashed_payload(event: DomainEvent) -> dict[str, Any]:
+    """The payload as hashed: every field, but optional ones only when set."""
+    payload = payload_of(event)
+    optional = optional_fields(type(event))
+    if optional:
+        payload = {k: v for k, v in payload.items() if v is not None or k not in optional}
+    return payload
 
 
 def expected_hash(event: DomainEvent) -> str:
     """Recompute an event's hash from its fields (what verification compares)."""
     return chain_hash(event.kind, event.originator_id, event.originator_version,
-                      event.timestamp, event.event_id, event.prev, payload_of(event))
+                      event.timestamp, event.event_id, event.prev, hashed_payload(event))

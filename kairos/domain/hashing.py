@@ -22,8 +22,12 @@ GENESIS = "0" * 64
 
 
 def format_time(ts: datetime) -> str:
-    """The one textual form of a timestamp: UTC, microseconds, a trailing Z."""
-    return ts.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """The one textual form of a timestamp: UTC, microseconds, a trailing Z,
+    and always a four-digit year (``strftime("%Y")`` drops the zeros of a year
+    before 1000 on glibc, which would make the text unparsable and unsortable)."""
+    t = ts.astimezone(UTC)
+    return (f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:"
+            f"{t.second:02d}.{t.microsecond:06d}Z")
 
 
 def parse_time(text: str) -> datetime:

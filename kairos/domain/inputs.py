@@ -6,14 +6,19 @@ Pure functions: each returns the value in its one accepted form, or raises
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime
 
 from kairos.domain.hashing import format_time
 from kairos.errors import BadInput
 
 
-def check_text(text: str | bytes, what: str = "text") -> str:
-    """Return the text as str, or raise :class:`BadInput` (empty, NUL, not UTF-8)."""
+def check_text(text: str | bytes, what: str = "text", *, limit: int | None = None) -> str:
+    """Return the text as str, or raise :class:`BadInput` (empty, NUL, not
+    UTF-8, or longer than ``limit`` bytes of UTF-8)."""
+    if limit is not None and len(text) > limit:  # str: characters <= bytes
+        raise BadInput(f"{what} is {len(text.encode('utf-8') if isinstance(text, str) else text)}"
+                       f" bytes, over the {limit}-byte bound of one write: nothing written")
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -29,7 +34,22 @@ def check_text(text: str | bytes, what: str = "text") -> str:
         raise BadInput(f"{what} contains a NUL character")
     if not text.strip():
         raise BadInput(f"{what} is empty")
+    if limit is not None and len(text) * 4 > limit and len(text.encode("utf-8")) > limit:
+        raise BadInput(f"{what} is {len(text.encode('utf-8'))} bytes, over the {limit}-byte "
+                       "bound of one write: nothing written")
     return text
+
+
+# An idempotency key: what a tool-call id looks like (letters, digits and a
+# few marks), bounded; it is written in the log entry of its write.
+KEY = re.compile(r"[\x21-\x7e]{1,256}")
+
+
+def check_key(key: str) -> str:
+    """Return a valid idempotency key, or raise :class:`BadInput`."""
+    if not isinstance(key, str) or KEY.fullmatch(key) is None:
+        raise BadInput("an idempotency key is 1-256 printable ASCII characters without spaces")
+    return key
 
 
 def parse_when(value: str | datetime) -> datetime:

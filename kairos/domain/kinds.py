@@ -20,5 +20,6 @@ class EventType(StrEnum):
     PROPOSED = "DreamProposed"
     APPROVED = "DreamApproved"
     REJECTED = "DreamRejected"
+    REFUSED = "DreamRefused"
     ROLLED_BACK = "VersionRolledBack"
     SEALED = "CheckpointSealed"

@@ -28,6 +28,8 @@ event exactly, for any text.  This module does no I/O.
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
 import json
 import re
 from dataclasses import dataclass
@@ -61,11 +63,30 @@ class LogFormatError(KairosError, ValueError):
 
 @dataclass(frozen=True)
 class Entry:
-    """One parsed log entry: the event, its position and where it sits."""
+    """One parsed log entry: the event, its position, where it sits, and its
+    ``mac`` line (None: the entry carries none)."""
 
     position: int
     event: DomainEvent
     line: int = 0
+    mac: str | None = None
+
+
+# The per-entry authentication: HMAC-SHA256, under a key kept outside the
+# home, of the entry's text from its header to its hash line — position,
+# type, every field.  Written as the entry's last field, ``- mac: <hex>``.
+MAC_CONTEXT = b"kairos-entry-mac/1\n"
+
+
+def entry_mac(key: bytes, body: str) -> str:
+    """The MAC of an entry's ``body`` (its text up to the hash line's end)."""
+    return hmac.new(key, MAC_CONTEXT + body.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def mac_holds(key: bytes, entry: Entry) -> bool:
+    """Whether ``entry``'s mac is the one ``key`` gives its content."""
+    body = render_entry(entry.position, entry.event)[:-1]  # without the final blank line
+    return entry.mac is not None and hmac.compare_digest(entry.mac, entry_mac(key, body))
 
 
 def file_header(day: str) -> str:
@@ -109,8 +130,9 @@ def _is_bare(value: str) -> bool:
     return False
 
 
-def render_entry(position: int, event: DomainEvent) -> str:
-    """Render one event as a log entry (ending in a blank line)."""
+def render_entry(position: int, event: DomainEvent, key: bytes | None = None) -> str:
+    """Render one event as a log entry (ending in a blank line); with the
+    entry key, its ``- mac:`` line too."""
     out = [f"## {position:06d} {event.kind.value}", ""]
     out.append(f"- time: {format_time(event.timestamp)}")
     out.append(f"- stream: {event.originator_id} v{event.originator_version}")
@@ -138,6 +160,8 @@ def render_entry(position: int, event: DomainEvent) -> str:
                 out.append("")
     out.append(f"- prev: {event.prev}")
     out.append(f"- hash: {event.hash}")
+    if key is not None:
+        out.append(f"- mac: {entry_mac(key, chr(10).join(out) + chr(10))}")
     out.append("")
     return "\n".join(out) + "\n"
 
@@ -230,13 +254,19 @@ def parse_entries(text: str, first_line: int = 1) -> list[Entry]:
                         raise LogFormatError(f"bad JSON in field {name!r}", first_line + i) from None
             if name == "hash":
                 break
+        mac = None
+        if i < n and lines[i].startswith("- mac: "):
+            mac = lines[i][7:]
+            if HEX64.fullmatch(mac) is None:
+                raise LogFormatError("mac is not 64 hex digits", first_line + i)
+            i += 1
         if i >= n or lines[i] != "":
             raise LogFormatError("expected a blank line after the hash", first_line + i)
         i += 1
         if HEX64.fullmatch(str(fields.get("hash", ""))) is None:
             raise LogFormatError("hash is not 64 hex digits", first_line + i - 2)
         event = _event_from_fields(type_name, fields, first_line + start)
-        entries.append(Entry(position, event, first_line + start))
+        entries.append(Entry(position, event, first_line + start, mac))
     return entries
 
 

@@ -60,8 +60,12 @@ def run(dreams: Dreams, pairs: list[tuple[str, str]] | None = None, *,
             try:
                 outcome = dreams.dream(agent, user, distiller=distiller, force=force,
                                        dry_run=dry_run, trigger=trigger)
-            except KairosError as e:
-                summary.failed.append({**entry, "error": str(e)})
+            except KairosError as e:  # a refused draft or a failed model call still cost its tokens
+                spent = getattr(e, "usage", None) or {}
+                tokens, cost = int(spent.get("total_tokens") or 0), float(spent.get("cost") or 0.0)
+                summary.failed.append({**entry, "error": str(e), "tokens": tokens, "cost": cost})
+                summary.tokens += tokens
+                summary.cost += cost
             else:
                 entry.update(dream_id=outcome.dream_id, files=outcome.files)
                 if outcome.reason:

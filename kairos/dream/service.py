@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins
 import difflib
+import re
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -33,25 +34,33 @@ from kairos.domain.events import (
     ACTORS,
     DomainEvent,
     DreamApproved,
+    DreamProposed,
+    DreamRefused,
     DreamRejected,
+    MemoryRetracted,
     MemoryStream,
+    MemoryWritten,
     ProposedFile,
+    SessionEnded,
 )
 from kairos.domain.files import check_scope, file_spec, has_versions
 from kairos.domain.fold import Segments, fold, render, size
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
 from kairos.domain.kinds import EventType
-from kairos.domain.versions import active_version, approvals, proposals, published, versions
-from kairos.dream.distill.base import Context, Distiller, Line, Signal
-from kairos.dream.distill.guards import GuardFailed, check
+from kairos.domain.versions import active_version, approvals, proposals, published, replay, versions
+from kairos.dream.distill.base import Context, Distiller, DistillerFailed, Line, Signal, Source
+from kairos.dream.distill.guards import GuardFailed, Verdict, check
 from kairos.dream.distill.rules import RulesDistiller
+from kairos.dream.distill.when import timezone_in
 from kairos.errors import BadInput, NotFound
 from kairos.home import Settings
 from kairos.ports import Commands, History, Index, RunLock
 
 # What the distiller sees of the events since the last cutoff.
 SIGNALS = frozenset({EventType.WRITTEN, EventType.RETRACTED, EventType.SESSION_ENDED})
+# "Name: Mia Schneider" in USER.md: the user's own first name ("Mia" is "I" is "Name:").
+NAME_LINE = re.compile(r"^\s*(?:full |first )?name\s*:\s*([A-ZÄÖÜ][\w'-]+)", re.I)
 
 
 @dataclass
@@ -79,7 +88,7 @@ def _lines(segments: Segments, times: dict[str, datetime]) -> list[Line]:
         stamps = [times[s] for s in sources if s in times]
         for text in seg[1].split("\n"):
             if text.strip():
-                out.append(Line(text, sources, max(stamps), min(stamps)))
+                out.append(Line(text, sources, min(stamps)))
     return out
 
 
@@ -125,8 +134,24 @@ class Dreams:
         signals = [_signal(e) for e in events
                    if e.originator_version > last_cutoff and e.kind in SIGNALS]
         limits = {name: self.limits.limit_of(file_spec(name)) for name in ("MEMORY.md", "USER.md")}
+        retracted = frozenset(r for e in events if isinstance(e, MemoryRetracted) for r in e.retracts)
+        sources = {}
+        for e in events:
+            if not isinstance(e, (MemoryWritten, SessionEnded)) or e.event_id in retracted:
+                continue
+            text = e.text if isinstance(e, MemoryWritten) else e.notes
+            if text:
+                sources[e.event_id] = Source(e.event_id, e.kind.value, e.timestamp,
+                                             getattr(e, "file", None), text, e.originator_version)
+        written = sorted({s.file for s in sources.values() if s.file and has_versions(s.file)})
+        raw = {name: [seg[0] for seg in replay([], events, name, 0)] for name in written}
+        profile = [ln.text for ln in files.get("USER.md", [])]
+        tz = next((t for t in map(timezone_in, reversed(profile)) if t), None) \
+            or self.limits.timezone_of(user)
+        names = {user.lower()} | {m.group(1).lower() for m in map(NAME_LINE.match, profile) if m}
         return Context(agent, user, now, events[-1].originator_version, files, signals, times,
-                       limits, self.settings.ttl_days)
+                       limits, self.settings.ttl_days, sources, raw, retracted, tz,
+                       frozenset(names))
 
     @staticmethod
     def _since_last(events: list[DomainEvent]) -> tuple[datetime | None, int]:
@@ -174,7 +199,7 @@ class Dreams:
         """Dream for one pair.
 
         :raises NotFound: when the pair has no events.
-        :raises GuardFailed: when the draft breaks a guard (nothing written).
+        :raises GuardFailed: when the draft breaks a guard (only a DreamRefused record is written).
         :raises DistillerFailed: when the distiller gives no usable draft.
         :raises BadInput: when a file's version moved while dreaming.
         """
@@ -189,7 +214,14 @@ class Dreams:
                 return Outcome(agent, user, "skipped", reason=reason)
         distiller = distiller or self.distiller()
         context = self.context(agent, user, events, now)
-        draft = distiller.distil(context)
+        try:
+            draft = distiller.distil(context)
+        except DistillerFailed as e:
+            e.distiller = distiller.name
+            if not dry_run:
+                self._refused(agent, user, f"distiller failed: {e}"[:300], distiller.name,
+                              e.model or getattr(distiller, "model", None), e.usage)
+            raise
         files = {name: [(str(t), list(s)) for t, s in lines] for name, lines in draft.files.items()
                  if [(ln.text, list(ln.sources)) for ln in context.files.get(name, [])]
                  != [(t, list(s)) for t, s in lines]}
@@ -198,19 +230,31 @@ class Dreams:
         if not files:
             return Outcome(agent, user, "unchanged", reason="nothing to change",
                            tokens=tokens, cost=cost)
-        check(files, draft.dropped, context, self.settings.max_loss, self._owner_of)
+        try:
+            verdict = check(files, draft.dropped, context, self.settings.max_loss, self._owner_of,
+                            draft.report)
+        except GuardFailed as e:
+            e.usage, e.distiller, e.model = usage, distiller.name, draft.model
+            if not dry_run:
+                self._refused(agent, user, e.record(), distiller.name, draft.model, usage)
+            raise
+        auto_policy = self.settings.review_for(agent) == "auto"
+        hold = self._hold(verdict) if auto_policy else None
+        report = dict(draft.report)
+        if hold:
+            report["held"] = hold
         proposed: dict[str, ProposedFile] = {
             name: {"base": active_version(events, name), "lines": [[t, s] for t, s in lines]}
             for name, lines in sorted(files.items())}
         proposal: dict[str, Any] = {
             "files": proposed, "cutoff": context.cutoff, "dropped": draft.dropped,
-            "report": draft.report, "distiller": distiller.name, "model": draft.model,
+            "report": report, "distiller": distiller.name, "model": draft.model,
             "usage": usage, "trigger": trigger,
         }
         if dry_run:
-            return Outcome(agent, user, "dry-run", files=sorted(files), tokens=tokens, cost=cost,
-                           proposal=proposal)
-        auto = self.settings.review_for(agent) == "auto"
+            return Outcome(agent, user, "dry-run", reason=hold, files=sorted(files), tokens=tokens,
+                           cost=cost, proposal=proposal)
+        auto = auto_policy and hold is None
 
         def command(stream: MemoryStream) -> str:
             history = self._history_of(stream)
@@ -222,7 +266,27 @@ class Dreams:
         faults.point("before-dream-record")
         _, dream_id = self.commands.execute(agent, user, command)
         return Outcome(agent, user, "approved" if auto else "proposed", dream_id=dream_id,
-                       files=sorted(files), tokens=tokens, cost=cost)
+                       reason=hold, files=sorted(files), tokens=tokens, cost=cost)
+
+    def _hold(self, verdict: Verdict) -> str | None:
+        """Why a proposal that passed the guards should still wait for a human."""
+        if verdict.lost:
+            return f"it loses {len(verdict.lost)} of {verdict.facts} facts"
+        if verdict.unchecked:
+            return f"{len(verdict.unchecked)} dropped lines have no checkable reason"
+        share = self.settings.review_hold
+        if verdict.lines and verdict.dropped / verdict.lines > share:
+            return (f"it drops or supersedes {verdict.dropped} of {verdict.lines} lines, "
+                    f"more than {share:.0%}")
+        return None
+
+    def _refused(self, agent: str, user: str, reason: str, distiller: str, model: str | None,
+                 usage: dict[str, Any]) -> None:
+        """Record a refused draft: its rule and cost, never its words."""
+        spent = {k: usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens", "total_tokens",
+                                             "cost")}
+        self.commands.execute(agent, user, lambda stream: stream.refuse(
+            reason, distiller, model, spent, clock.now()))
 
     def _owner_of(self, event_id: str) -> str | None:
         row = self.index.event(event_id)
@@ -399,10 +463,8 @@ class Dreams:
             events = self._events(agent, user)
             context = self.context(agent, user, events, now)
             last, sessions = self._since_last(events)
-            memory = context.files.get("MEMORY.md", [])
-            duplicates = len(memory) - len(RulesDistiller.merge(memory, [], {"merged": 0}))
-            stale = sum(1 for ln in memory if context.ttl_days
-                        and (now - ln.written_at).days > context.ttl_days)
+            plan = RulesDistiller().distil(context).report
+            spent = [e.usage for e in events if isinstance(e, (DreamProposed, DreamRefused))]
             sizes = {}
             for name in ("MEMORY.md", "USER.md"):
                 row = self.index.file(agent, user, name)
@@ -413,12 +475,19 @@ class Dreams:
                          "sessions_since_dream": sessions,
                          "hours_since_dream": None if last is None else
                          round((now - last).total_seconds() / 3600, 1),
-                         "duplicates": duplicates, "stale": stale,
+                         "duplicates": plan["consolidate"]["merged"],
+                         "past": plan["consolidate"]["past"],
+                         "refused": sum(1 for e in events if e.kind is EventType.REFUSED),
+                         "tokens": sum(int(u.get("total_tokens") or 0) for u in spent),
+                         "cost": round(sum(float(u.get("cost") or 0.0) for u in spent), 6),
                          "pending": counts.get((agent, user), 0)})
         totals = {"pairs": len(rows), "pending": sum(r["pending"] for r in rows),
                   "over_limit": sum(1 for r in rows if r["memory"][0] > r["memory"][1]),
                   "duplicates": sum(r["duplicates"] for r in rows),
-                  "stale": sum(r["stale"] for r in rows),
+                  "past": sum(r["past"] for r in rows),
+                  "refused": sum(r["refused"] for r in rows),
+                  "tokens": sum(r["tokens"] for r in rows),
+                  "cost": round(sum(r["cost"] for r in rows), 6),
                   "pairs_with_pending": len(counts)}
         return {"pairs": rows, "totals": totals}
 

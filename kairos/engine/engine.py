@@ -31,6 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from itertools import islice
@@ -40,12 +41,31 @@ from uuid import UUID
 from sqlalchemy.exc import DBAPIError
 
 from kairos import clock, faults
-from kairos.domain.events import DomainEvent, MemoryStream, Recorded
+from kairos.domain.events import (
+    SYSTEM_AGENT,
+    CheckpointSealed,
+    DomainEvent,
+    MemoryStream,
+    Recorded,
+)
+from kairos.domain.sealing import FOLDER, checkpoint_file, checkpoint_text
 from kairos.engine.follower import Follower
 from kairos.engine.locks import dream_lock, file_lock, writer_lock
-from kairos.engine.logmirror import LogMirror, Repair
+from kairos.engine.logmirror import LogMirror, Repair, past_the_end
+from kairos.engine.sqlite import read_only_uri, wal_is_empty
 from kairos.engine.store import Conflict, Store
-from kairos.errors import Inconsistent, MemoryClosed, TooManyWriters
+from kairos.errors import (
+    BadInput,
+    Inconsistent,
+    KairosError,
+    MemoryClosed,
+    StorageFailed,
+    TooManyWriters,
+    WriteIncomplete,
+    on_disk,
+    one_line,
+)
+from kairos.home import write_durably
 from kairos.ports import Doc, Embedder, EmbedderUnavailable, FileRow, IndexRow, SearchScope
 from kairos.projections.indexer import Applicable, Indexer
 from kairos.projections.materialize import Materializer
@@ -59,6 +79,9 @@ PAGE = 1000
 # write waits for: small ones keep that wait short.
 BATCH = 50
 RETRIES = 5  # optimistic-concurrency retries before a command gives up
+# How long a read-only open waits for a writer's follower to bring the read
+# model up to the store before it says the read model lags.
+READ_ONLY_WAIT = 2.0
 # The advisory lock key of dream runs on PostgreSQL ("KAIR" in ASCII).
 DREAM_LOCK_KEY = 0x4B414952
 log = logging.getLogger("kairos")
@@ -79,24 +102,30 @@ class Engine:
         brought up by reads, ``flush`` and ``close`` alone).
     """
 
-    def __init__(self, home: str, url: str, *, follow: bool = True,
-                 embedder: Embedder | None = None):
+    def __init__(self, home: str, url: str, *, follow: bool = True, read_only: bool = False,
+                 key: bytes | None = None, embedder: Embedder | None = None):
         self.home = home
-        self.store = Store(url)
+        self.read_only = read_only
+        self.store, immutable = self._open_store(url, read_only)
         try:
-            self.readmodel = ReadModel(create_read_engine(url))
-            self.readmodel.migrate()
+            uri = None
+            if read_only and not self.store.is_postgres:
+                uri = read_only_uri(url[len("sqlite:///"):], immutable=immutable)
+            self.readmodel = ReadModel(create_read_engine(url, where=self.store.where,
+                                                          read_only_uri=uri))
+            if not read_only:
+                self.readmodel.migrate()
         except Exception:
             self.store.close()
             raise
         self.indexer = Indexer()
-        self.mirror = LogMirror(os.path.join(home, "logs"))
+        self.mirror = LogMirror(os.path.join(home, "logs"), key)
         self.files = Materializer(home, self.readmodel, file_lock)
         self.embedder = embedder
         self.vectors = Vectors(self.readmodel.engine, SearchQueries(self.readmodel.engine))
-        self.follower = Follower(self.fresh, self.files.flush,
+        self.follower = Follower(self._bring_up, self.files.flush,
                                  self._embed_later if embedder is not None else None
-                                 ) if follow else None
+                                 ) if follow and not read_only else None
         self.index = FreshIndex(self)
         self.search_index = FreshSearch(self)
         # The position up to which this process knows store and logs agree
@@ -120,6 +149,19 @@ class Engine:
         self.repairs: list[Repair] = []
         self.closed = False
 
+    @staticmethod
+    def _open_store(url: str, read_only: bool) -> tuple[Store, bool]:
+        """The store; read-only on SQLite, ``mode=ro`` first, then — when that
+        failed for want of a ``-shm`` it could not create (a full disk) —
+        ``immutable=1`` (see :func:`kairos.engine.sqlite.read_only_uri`)."""
+        try:
+            return Store(url, read_only=read_only), False
+        except StorageFailed:
+            if not (read_only and url.startswith("sqlite:///")
+                    and wal_is_empty(url[len("sqlite:///"):])):
+                raise
+            return Store(url, read_only=True, immutable=True), True
+
     def close(self) -> None:
         """Stop the follower and finish its work (unless the home was opened
         read-only and never written: then nothing is written on close)."""
@@ -132,10 +174,12 @@ class Engine:
             try:
                 self._bring_up()
                 self.files.flush()
-            except OSError as e:  # derived: the next open catches up
+            except (OSError, KairosError) as e:  # derived: the next open catches up
                 log.warning("could not bring the read side up to date: %s", e)
-        self.readmodel.close()
-        self.store.close()
+        try:
+            self.readmodel.close()
+        finally:
+            self.store.close()
 
     @contextmanager
     def read_side_held(self) -> Iterator[ReadModel]:
@@ -178,6 +222,14 @@ class Engine:
         stored = self.store.max_position()
         return (tail.position, stored) if tail.position > stored else None
 
+    def check(self) -> None:
+        """The checks of :meth:`recover`, repairing nothing (a read-only open).
+
+        :raises Inconsistent: as :meth:`recover` does.
+        """
+        self.mirror.scan_tail(repair=False)
+        self._check_tail()
+
     def recover(self) -> None:
         """Repair a torn log tail and fill every gap (call with the lock held).
 
@@ -186,12 +238,20 @@ class Engine:
             store's event at that position.
         """
         self.repairs.extend(self.mirror.scan_tail())
+        self._check_tail()
+        self.catch_up()
+        self._bring_up()
+        self.complete_seals()
+        self.files.flush()
+
+    def _check_tail(self) -> None:
         ahead = self.logs_ahead()
         if ahead is not None:
-            raise Inconsistent(
-                f"the logs hold events up to position {ahead[0]} but the store only up to "
-                f"{ahead[1]}: restore the store with `kairos rebuild --from-logs`"
-            )
+            if ahead[1] == 0:  # the database was lost: the logs restore it
+                raise Inconsistent(
+                    f"the store is empty but the logs hold events up to position {ahead[0]}: "
+                    "restore the store with `kairos rebuild --from-logs`")
+            raise Inconsistent(past_the_end(self.mirror, ahead[1]))
         tail = self.mirror.current_tail()
         if tail.position:
             stored = next(self.store.read(after=tail.position - 1, upto=tail.position), None)
@@ -200,9 +260,29 @@ class Engine:
                     f"the last log entry (position {tail.position}) is not the store's event "
                     "at that position: run `kairos verify`"
                 )
-        self.catch_up()
-        self._bring_up()
-        self.files.flush()
+
+    def complete_seals(self) -> None:
+        """Write the checkpoint file of the home's last seal if it is missing
+        (a seal that crashed between its commit and its file): the file is a
+        function of its event (:mod:`kairos.domain.sealing`)."""
+        stream_id = MemoryStream.stream_id(SYSTEM_AGENT, None)
+        stream = self.store.get(stream_id)
+        if stream is None:
+            return
+        last = self.store.stream(stream_id, after_version=stream.version - 1)
+        if not last or not isinstance(last[0], CheckpointSealed):
+            return
+        event = last[0]
+        name, _ = checkpoint_file(event, 0)
+        path = os.path.join(self.home, FOLDER, name)
+        if os.path.exists(path):
+            return
+        row = self.readmodel.event(event.event_id)  # brought up to the store by the caller
+        if row is None:
+            return
+        _, data = checkpoint_file(event, row["position"])
+        with on_disk(path):
+            write_durably(path, checkpoint_text(data).encode("utf-8"))
 
     def catch_up(self) -> None:
         """Append the log entries of every stored event after the last logged
@@ -242,6 +322,9 @@ class Engine:
         stored = self.store.max_position()
         if stored <= self.applied:
             return
+        if self.read_only:
+            self._await_read_model(stored)
+            return
         with self._apply_lock:
             while True:  # again when another process moved the read model meanwhile
                 at = self.readmodel.position()
@@ -260,6 +343,30 @@ class Engine:
                 else:
                     pages = chunks(self.store.read(after=at))
                 self._apply(pages, where, at)
+
+    def lags(self) -> bool:
+        """Whether the read model lacks events the store holds."""
+        return self.readmodel.position() < self.store.max_position()
+
+    def _await_read_model(self, stored: int) -> None:
+        """A read-only open cannot apply events: wait a moment for the writer
+        that committed them (its follower applies them within milliseconds).
+
+        :raises Inconsistent: the read model still lags the store (a writer
+            stopped before bringing it up): a writable open repairs it.
+        """
+        deadline = time.monotonic() + READ_ONLY_WAIT
+        while True:
+            at = self.readmodel.position()
+            if at >= stored:
+                self.applied = at
+                return
+            if time.monotonic() >= deadline:
+                raise Inconsistent(
+                    f"the read model is at position {at} but the store at {stored}, and this "
+                    "home was opened read-only: a writer stopped before bringing it up; any "
+                    "command that writes (or `kairos rebuild`) completes it")
+            time.sleep(0.02)
 
     def _apply(self, pages: Iterable[Sequence[Applicable]], where: dict[int, tuple[str, int]],
                at: int) -> None:
@@ -315,6 +422,8 @@ class Engine:
         """
         if self.closed:
             raise MemoryClosed("this Memory is closed")
+        if self.read_only:
+            raise BadInput("this home was opened read-only: open it without read_only to write")
         with self.writer_lock():
             for _ in range(RETRIES):
                 stream = self._load(agent, user) or MemoryStream.open(agent, user, clock.now())
@@ -342,17 +451,51 @@ class Engine:
             recorded = self.store.save(stream)
         faults.point("after-store-commit")
         before = recorded[0].position - 1
-        if self.synced == before and self.mirror.tail_is_current(before):
-            plan = self.mirror.plan(recorded)
-            self.mirror.write(plan)
-            self.synced = recorded[-1].position
-            with self._pending_lock:
-                self._pending.append((before, recorded, plan.where))
-            faults.point("after-log-append")
-            self._notify()
-        else:  # someone else wrote (or died) since this process did: in order
-            self.catch_up()
+        try:
+            if self.synced == before and self.mirror.tail_is_current(before):
+                plan = self.mirror.plan(recorded)
+                self.mirror.write(plan)
+                self.synced = recorded[-1].position
+                with self._pending_lock:
+                    self._pending.append((before, recorded, plan.where))
+                faults.point("after-log-append")
+                self._notify()
+            else:  # someone else wrote (or died) since this process did: in order
+                self.catch_up()
+        except Exception as e:
+            last = recorded[-1]
+            raise self._incomplete(last.event.event_id, last.position, e) from e
         return recorded
+
+    def _incomplete(self, event_id: str, position: int, cause: BaseException) -> WriteIncomplete:
+        """The event is committed but its log entry is not (a full or
+        read-only disk): forget the cached log tail, so that the next write or
+        open reads the logs again and appends what they lack."""
+        self.mirror.tail = None
+        self.synced = None
+        return WriteIncomplete(
+            f"the write WAS saved, as event {event_id} at position {position}, "
+            f"but its log entry could not be appended ({one_line(cause)}); the log is "
+            "completed on the next write or open (retry with the same idempotency key: "
+            "nothing is written twice)", event_id, position)
+
+    def complete_log(self, event_id: str, position: int) -> None:
+        """Append whatever the logs lack (after a retry found its write
+        recorded already: the first attempt may have failed before its log
+        entry).  :raises WriteIncomplete: naming the event, when they still cannot."""
+        with self.writer_lock():
+            if self.synced is not None and self.mirror.tail_is_current(self.synced):
+                return
+            try:
+                self.catch_up()
+            except Exception as e:
+                raise self._incomplete(event_id, position, e) from e
+
+    def key_event(self, stream_id: UUID, key: str) -> str | None:
+        """The write of a stream that carried an idempotency key (lock held:
+        the read model, brought up to the store first, is exact)."""
+        self._bring_up()
+        return self.readmodel.key_event(str(stream_id), key)
 
     def _notify(self) -> None:
         if self.follower is not None:

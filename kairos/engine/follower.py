@@ -23,10 +23,12 @@ Its lifecycle is explicit:
   :class:`~kairos.errors.FollowerStopped` instead of starting another thread
   behind the caller's back (the engine stops it only when it closes, and a
   closed engine refuses writes before they reach here);
-* an exception in a round is logged and kept; the next read or flush (the
-  first to call :meth:`raise_failure`) raises it as
-  :class:`~kairos.errors.ReadSideFailed`, so it is never swallowed.  The
-  next round retries from the positions, as every round does.
+* an exception in a round is logged and kept until a round succeeds (a
+  database that was down for a moment and is back: nothing is left to
+  report); the next read or flush before that (the first to call
+  :meth:`raise_failure`) raises it as :class:`~kairos.errors.ReadSideFailed`,
+  so it is never swallowed.  The next round retries from the positions, as
+  every round does.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from kairos.errors import FollowerStopped, ReadSideFailed
+from kairos.errors import FollowerStopped, KairosError, ReadSideFailed
 
 log = logging.getLogger("kairos")
 
@@ -81,10 +83,13 @@ class Follower:
                 if self.delay:
                     self._halt.wait(self.delay)  # cut short by stop()
                 self.flush()
+                with self._failure_lock:  # a round that succeeds settles an earlier failure
+                    self._failure = None
                 if self.after is not None and not self._stopped:
                     self.after(lambda: self._stopped)
-            except Exception as e:
-                log.error("the read side's follower failed: %s", e, exc_info=True)
+            except Exception as e:  # a storage failure is one line, a bug a traceback
+                log.error("the read side's follower failed: %s", e,
+                          exc_info=not isinstance(e, KairosError))
                 with self._failure_lock:
                     self._failure = e
 

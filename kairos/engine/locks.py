@@ -16,6 +16,8 @@ import os
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
+from kairos.errors import storage_error
+
 
 @contextmanager
 def file_lock(path: str, *, wait: bool = True) -> Iterator[bool]:
@@ -24,7 +26,10 @@ def file_lock(path: str, *, wait: bool = True) -> Iterator[bool]:
     Yields True when the lock is held; with ``wait=False``, yields False at
     once when another holder has it (and holds nothing).
     """
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise storage_error(e, path) from e
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -47,3 +52,26 @@ def writer_lock(home: str) -> AbstractContextManager[bool]:
 def dream_lock(home: str) -> AbstractContextManager[bool]:
     """The home's nightly-run lock (not blocking: yields whether it is ours)."""
     return file_lock(os.path.join(home, ".kairos-dream.lock"), wait=False)
+
+
+@contextmanager
+def shared_lock_if_present(path: str) -> Iterator[bool]:
+    """Hold ``path``'s lock shared, for a moment's consistent look at what
+    its holders write — without creating the file, and without write access
+    (``flock`` needs neither): a read-only open must leave no trace.  Yields
+    False, holding nothing, when the file is absent or cannot be opened
+    (then no writer can be running in this home, or none this process can
+    see)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        yield False
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

@@ -15,22 +15,27 @@ when the logs are regenerated from the store, so they come out identical.
 
 from __future__ import annotations
 
+import functools
+import heapq
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from datetime import date, timedelta
 from itertools import accumulate, islice
 
-from kairos import clock
+from kairos import clock, faults
 from kairos.domain.events import Recorded
 from kairos.domain.logformat import (
     Entry,
     LogFormatError,
     day_of,
     file_header,
+    parse_day,
     parse_entries,
     render_entry,
 )
+from kairos.errors import disk_errors
 
 DAY_FILE = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
 
@@ -92,8 +97,12 @@ _BEFORE_HEADER = re.compile(rb"\n(?=## \d+ )")
 
 
 class LogMirror:
-    def __init__(self, root: str):
+    """The dated logs of one home.  ``key``: the entry key; every entry
+    written gets its ``- mac:`` line (see :func:`kairos.domain.logformat.entry_mac`)."""
+
+    def __init__(self, root: str, key: bytes | None = None):
         self.root = root  # the home's logs/ folder
+        self.key = key
         self.tail: Tail | None = None
 
     # -- paths -------------------------------------------------------------
@@ -107,6 +116,7 @@ class LogMirror:
             return os.path.basename(self.root) + "/" + path[len(inside):].replace(os.sep, "/")
         return os.path.relpath(path, os.path.dirname(self.root)).replace(os.sep, "/")
 
+    @disk_errors
     def day_files(self) -> list[tuple[str, str]]:
         """Every day file as (day, path), oldest first."""
         found: list[tuple[str, str]] = []
@@ -127,48 +137,53 @@ class LogMirror:
         return found
 
     # -- the tail ------------------------------------------------------------
-    def scan_tail(self) -> list[Repair]:
-        """Find where the logs end, moving a torn last entry aside.
+    @disk_errors
+    def scan_tail(self, *, repair: bool = True) -> list[Repair]:
+        """Find where the logs end — the entry with the highest position, in
+        whichever day file it is — moving a torn last entry aside.
 
-        Reads the newest day file only.  Returns the repairs made (at most one
-        file's torn tail); afterwards ``self.tail`` is exact.
+        Reads the end of every day file (a few kilobytes each: after a wild
+        clock reading the newest-dated file need not hold the last entry),
+        then the whole of the one that does.  A torn entry can only end the
+        file appended to last; it is moved aside (``repair=False``: left
+        alone and ignored, for a read-only open).  Returns the repairs made;
+        afterwards ``self.tail`` is exact.
         """
         repairs: list[Repair] = []
-        files = self.day_files()
-        while files:
-            day, path = files[-1]
-            with open(path, "rb") as f:
-                data = f.read()
-            try:
-                good, last = _complete_prefix(data, day)
-            except LogFormatError as e:
-                e.path = self.relpath(path)  # type: ignore[attr-defined]
-                raise
-            if good < len(data):
-                repairs.append(self._move_aside(path, data, good))
-                data = data[:good]
-            if good == 0:
-                # Nothing whole in this file (a torn header): it is gone aside;
-                # look at the file before it.
-                os.unlink(path)
-                files.pop()
-                continue
-            self.tail = Tail(path, day, len(data), data.count(b"\n"),
-                             last.position if last else 0,
-                             last.event.hash if last else None)
-            if last is None:  # a header with no entry yet: position is in older files
-                self.tail.position, self.tail.last_hash = self._last_before(files[:-1])
+        best: tuple[int, str, str] | None = None
+        for day, path in self.day_files():
+            position = _last_position(path, day)
+            if position is None:  # the last entry is torn (or the header is)
+                with open(path, "rb") as f:
+                    data = f.read()
+                try:
+                    good, last = _complete_prefix(data, day)
+                except LogFormatError as e:
+                    e.path = self.relpath(path)  # type: ignore[attr-defined]
+                    raise
+                if repair and good == 0 and file_header(day).encode().startswith(data):
+                    os.unlink(path)  # a file whose creation was cut short: nothing to keep
+                    fsync_dir(os.path.dirname(path))
+                    continue
+                if repair:
+                    repairs.append(self._move_aside(path, data, good))
+                    if good == 0:  # nothing whole in it (a torn header): it is gone aside
+                        os.unlink(path)
+                        continue
+                position = last.position if last is not None else 0
+            if position and (best is None or position > best[0]):
+                best = (position, day, path)
+        if best is None:
+            self.tail = Tail()
             return repairs
-        self.tail = Tail()
+        _, day, path = best
+        with open(path, "rb") as f:
+            data = f.read()
+        good, last = _complete_prefix(data, day)
+        assert last is not None
+        self.tail = Tail(path, day, good, data.count(b"\n", 0, good), last.position,
+                         last.event.hash)
         return repairs
-
-    def _last_before(self, files: list[tuple[str, str]]) -> tuple[int, str | None]:
-        for day, path in reversed(files):
-            with open(path, "rb") as f:
-                good, last = _complete_prefix(f.read(), day)
-            if last is not None:
-                return last.position, last.event.hash
-        return 0, None
 
     def _move_aside(self, path: str, data: bytes, good: int) -> Repair:
         target = aside_path(path)
@@ -189,10 +204,13 @@ class LogMirror:
         assert self.tail is not None
         return self.tail
 
+    @disk_errors
     def tail_is_current(self, expected_position: int) -> bool:
         """True when our cached tail still describes the files (no other writer
         appended since): the last entry we know of is at ``expected_position``,
-        the newest file has the size we wrote, and no newer day file began."""
+        its file has the size we wrote, and no other file exists that a writer
+        with our clock would append to now (the file of today, when our tail
+        is in another).  One ``stat``, two on another day than the tail's."""
         t = self.tail
         if t is None or t.position != expected_position:
             return False
@@ -203,12 +221,13 @@ class LogMirror:
                 return False
         except FileNotFoundError:
             return False
-        if t.day != day_of(clock.now()):  # another process may have started a new day
-            files = self.day_files()
-            return bool(files) and files[-1][1] == t.path
+        today = day_of(clock.now())
+        if t.day != today and placed_day(today, t.day) == today:
+            return not os.path.exists(self.path_for(today))
         return True
 
     # -- appending -----------------------------------------------------------
+    @disk_errors
     def plan(self, recorded: Iterable[Recorded]) -> Plan:
         """Render entries and decide where each lands, without writing.
 
@@ -220,18 +239,21 @@ class LogMirror:
         tail = replace(self.current_tail())
         where: dict[int, tuple[str, int]] = {}
         chunks: list[tuple[str, list[str]]] = []
+        sizes: dict[str, tuple[int, int]] = {}  # files this plan left: their size, lines
         for rec in recorded:
             if rec.position <= tail.position:
                 raise LogFormatError(
                     f"position {rec.position} is not after the last logged {tail.position}", 0)
-            day = day_of(rec.event.timestamp)
-            if tail.day is not None and day < tail.day:
-                day = tail.day
+            day = placed_day(day_of(rec.event.timestamp), tail.day)
             if not chunks or chunks[-1][0] != day:
                 chunks.append((day, []))
                 if day != tail.day:
+                    if tail.day is not None:
+                        sizes[tail.day] = (tail.size, tail.lines)
                     tail.path, tail.day, tail.size, tail.lines = self.path_for(day), day, 0, 0
-                    if os.path.exists(tail.path):  # a file we did not know of: count it
+                    if day in sizes:  # a file this plan appends to again
+                        tail.size, tail.lines = sizes[day]
+                    elif os.path.exists(tail.path):  # a file we did not know of: count it
                         with open(tail.path, "rb") as f:
                             data = f.read()
                         tail.size, tail.lines = len(data), data.count(b"\n")
@@ -240,7 +262,7 @@ class LogMirror:
                         chunks[-1][1].append(header)
                         tail.lines += header.count("\n")
                         tail.size += len(header.encode())
-            text = render_entry(rec.position, rec.event)
+            text = render_entry(rec.position, rec.event, self.key)
             where[rec.position] = (self.relpath(tail.path or ""), tail.lines + 1)
             chunks[-1][1].append(text)
             tail.lines += text.count("\n")
@@ -249,8 +271,10 @@ class LogMirror:
             tail.last_hash = rec.event.hash
         return Plan(where, [(day, "".join(parts)) for day, parts in chunks], tail)
 
+    @disk_errors
     def write(self, plan: Plan) -> None:
         """Append a plan's entries, fsynced; afterwards the tail is the plan's."""
+        faults.point("log-append")
         for day, text in plan.chunks:
             self._write(day, text)
         self.tail = plan.tail
@@ -281,6 +305,7 @@ class LogMirror:
             fsync_dir(os.path.dirname(nd))
 
     # -- reading -------------------------------------------------------------
+    @disk_errors
     def locate(self, positions: set[int] | None = None) -> dict[int, tuple[str, int]]:
         """The (file, line) of entries in the logs (all of them when ``positions``
         is None), found by their header lines alone, newest files first.
@@ -361,22 +386,216 @@ def _last_whole_before(data: bytes, start: int, day: str) -> Entry | None:
     return _parse_one(data[prev + 1:start])
 
 
-def expected_days(recorded: Iterable[Recorded]) -> Iterator[tuple[str, str]]:
-    """The day files the logs must hold for these events, as (day, text).
+def placed_day(own: str, previous: str | None) -> str:
+    """The day file of an entry whose event's UTC day is ``own``, logged
+    after an entry placed in ``previous``: its own day, except that a small
+    step back — ``own`` at most one day before ``previous`` — keeps it in
+    ``previous`` (a clock corrected around midnight writes the logs it
+    always did).  A larger step back goes to its own day's file, so one wild
+    clock reading (year 9999) captures nothing after it."""
+    if previous is not None and own < previous and own >= _day_before(previous):
+        return previous
+    return own
+
+
+@functools.lru_cache(maxsize=64)
+def _day_before(day: str) -> str:
+    return (date.fromisoformat(day) - timedelta(days=1)).isoformat()
+
+
+def expected_days(recorded: Iterable[Recorded], key: bytes | None = None,
+                  mac_from: int | None = None) -> Iterator[tuple[str, str]]:
+    """The log text these events must give, as (day, text) runs in position
+    order: each run is appended to its day's file, and a day's first run
+    begins with the file header.  A day can come back after another (a clock
+    that stepped back more than a day): its later runs continue the file.
 
     The same placement rule as :meth:`LogMirror.plan`, so logs regenerated
-    from the store are byte-identical to logs written one event at a time.
+    from the store are byte-identical to logs written one event at a time;
+    entries from position ``mac_from`` on carry their ``- mac:`` line, made
+    with ``key``.
     """
     day: str | None = None
+    seen: set[str] = set()
     parts: list[str] = []
     for rec in recorded:
-        d = day_of(rec.event.timestamp)
-        if day is not None and d < day:
-            d = day
+        d = placed_day(day_of(rec.event.timestamp), day)
         if d != day:
             if day is not None:
                 yield day, "".join(parts)
-            day, parts = d, [file_header(d)]
-        parts.append(render_entry(rec.position, rec.event))
+            day, parts = d, [] if d in seen else [file_header(d)]
+            seen.add(d)
+        parts.append(render_entry(rec.position, rec.event,
+                                  key if mac_from is not None and rec.position >= mac_from
+                                  else None))
     if day is not None:
         yield day, "".join(parts)
+
+
+def expected_files(recorded: Iterable[Recorded], key: bytes | None = None,
+                   mac_from: int | None = None) -> Iterator[tuple[str, str]]:
+    """Each day file's whole expected text, as (day, text): the runs of
+    :func:`expected_days` joined per day.  Streams day by day while the days
+    come in order (always, but after a clock step back of more than a day)."""
+    pending: dict[str, list[str]] = {}
+    order: list[str] = []
+    for day, text in expected_days(recorded, key, mac_from):
+        if day not in pending:
+            order.append(day)
+            pending[day] = []
+        pending[day].append(text)
+    for day in order:
+        yield day, "".join(pending.pop(day))
+
+
+# How much of a file's end is read to find its last entry (most entries are
+# far smaller; a larger one is found by reading more).
+END_CHUNK = 4096
+
+
+def _last_position(path: str, day: str, size: int | None = None) -> int | None:
+    """The position of a day file's last entry (in its first ``size`` bytes),
+    reading only its end; 0 when it holds only its header, None when its end
+    is not a whole entry (torn)."""
+    if size is None:
+        size = os.path.getsize(path)
+    chunk = END_CHUNK
+    with open(path, "rb") as f:
+        while True:
+            start = max(0, size - chunk)
+            f.seek(start)
+            data = f.read(size - start)
+            at = data.rfind(b"\n## ")
+            if at >= 0 and (start > 0 or at >= len(file_header(day)) - 1):
+                entry = _parse_one(data[at + 1:])
+                return entry.position if entry is not None else None
+            if start == 0:  # no entry header at all
+                return 0 if data == file_header(day).encode() else None
+            chunk *= 16
+
+
+def _first_position(path: str, day: str) -> int | None:
+    """The position of a day file's first entry (None: no entry header)."""
+    with open(path, "rb") as f:
+        data = f.read(len(file_header(day)) + 32)
+    m = _HEADER.match(data, len(file_header(day)) - 1)
+    return int(m.group(1)) if m else None
+
+
+def read_upto(path: str, size: int | None = None) -> bytes:
+    """A file's bytes, or its first ``size`` (a cut taken earlier)."""
+    with open(path, "rb") as f:
+        return f.read() if size is None else f.read(size)
+
+
+def ordered_entries(mirror: LogMirror, bad: Callable[[str, Exception], None],
+                    sizes: dict[str, int] | None = None) -> Iterator[tuple[str, Entry]]:
+    """Every log entry, in position order, with its file (relative path).
+
+    Files are read one at a time in the order of their first positions,
+    as fast as one pass over them; only files whose position ranges
+    overlap (a clock stepped back more than a day, and entries went on in
+    an older file) are read together and merged.  A file that does not
+    parse is handed to ``bad`` (with a :class:`LogFormatError` or a
+    :class:`UnicodeDecodeError`) and left out.  With ``sizes`` (a cut: each
+    file's size when it was taken), only those files, and only those bytes.
+    """
+    ranges: list[tuple[int, int, str, str]] = []
+    for day, path in mirror.day_files():
+        if sizes is not None and path not in sizes:
+            continue
+        size = None if sizes is None else sizes[path]
+        first = _first_position(path, day)
+        if first is None:
+            _parse_file(mirror, day, path, bad, size)  # a header alone, or bad: checked
+            continue
+        last = _last_position(path, day, size)
+        ranges.append((first, last if last else 1 << 62, day, path))
+    ranges.sort()
+    group: list[tuple[str, str]] = []
+    end = 0
+    for first, last, day, path in ranges:
+        if group and first > end:
+            yield from _merged(mirror, group, bad, sizes)
+            group = []
+        group.append((day, path))
+        end = max(end, last) if len(group) > 1 else last
+    if group:
+        yield from _merged(mirror, group, bad, sizes)
+
+
+def _merged(mirror: LogMirror, group: list[tuple[str, str]],
+            bad: Callable[[str, Exception], None], sizes: dict[str, int] | None
+            ) -> Iterator[tuple[str, Entry]]:
+    def parsed(day: str, path: str) -> list[Entry]:
+        return _parse_file(mirror, day, path, bad, None if sizes is None else sizes[path])
+
+    if len(group) == 1:
+        day, path = group[0]
+        rel = mirror.relpath(path)
+        for entry in parsed(day, path):
+            yield rel, entry
+        return
+    runs = [[(e.position, mirror.relpath(path), e) for e in parsed(day, path)]
+            for day, path in group]
+    for _, rel, entry in heapq.merge(*runs, key=lambda t: t[0]):
+        yield rel, entry
+
+
+def _parse_file(mirror: LogMirror, day: str, path: str,
+                bad: Callable[[str, Exception], None], size: int | None = None) -> list[Entry]:
+    data = read_upto(path, size)
+    if len(data) < len(file_header(day)) and file_header(day).encode().startswith(data):
+        return []  # created, but its header not yet whole (a failed append): no entries
+    try:
+        return parse_day(data.decode("utf-8"), day)
+    except (LogFormatError, UnicodeDecodeError) as e:
+        bad(mirror.relpath(path), e)
+        return []
+
+
+_HEADER_TYPE = re.compile(rb"\n## (\d+) ([A-Za-z]+)\n")
+SHOWN = 10  # entries past the store's end listed in a message
+
+
+def past_the_end(mirror: LogMirror, stored: int) -> str:
+    """Say which log entries lie past the store's end (``stored``): their
+    positions, types and places.  Kairos does not import them on its own:
+    they may be forged (anyone who can write the logs can append a
+    well-formed entry), or the store an older backup; an operator decides,
+    with ``kairos verify`` (entry MACs, a checkpoint)."""
+    found: list[tuple[int, str, str, int]] = []
+    for _day, path in mirror.day_files():
+        data = read_upto(path)
+        for m in _HEADER_TYPE.finditer(data):
+            position = int(m.group(1))
+            if position > stored:
+                line = data.count(b"\n", 0, m.start() + 1) + 1
+                found.append((position, m.group(2).decode(), mirror.relpath(path), line))
+    found.sort()
+    shown = ", ".join(f"{p:06d} {t} at {rel}:{line}" for p, t, rel, line in found[:SHOWN])
+    more = f" and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
+    return (f"the logs hold {len(found)} entries past the store's end (position {stored}): "
+            f"{shown}{more}.  Kairos does not import them: they may have been forged, or the "
+            "store restored from an older backup; check them with `kairos verify` "
+            "(see docs/operations.md) before deciding")
+
+
+MAC_LINE = re.compile(rb"(?<=\n)- mac: [0-9a-f]{64}\n")
+
+
+def first_mac_position(mirror: LogMirror) -> int | None:
+    """The position of the first log entry that carries a MAC (None: none
+    does): from there on, every entry must."""
+    best: int | None = None
+    for _day, path in mirror.day_files():
+        data = read_upto(path)
+        at = data.find(b"\n- mac: ")
+        if at < 0:
+            continue
+        header = data.rfind(b"\n## ", 0, at)
+        m = _HEADER.match(data, header)
+        if m is not None:
+            position = int(m.group(1))
+            best = position if best is None else min(best, position)
+    return best

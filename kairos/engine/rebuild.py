@@ -10,13 +10,21 @@
   intact but disagrees with the store is *not* touched: two self-consistent
   histories need an operator, not a guess.
 * :func:`restore_store` re-creates the store from the logs (the database was
-  lost), after checking every entry's hash chain; it imports nothing if any
-  entry fails.  A store that holds a prefix of the logs gets the rest.
+  lost), after checking every entry's hash chain and MAC; it imports nothing
+  if any entry fails.  Entries past the end of a store that holds events
+  are imported only when asked (``import_past_end``): anyone who can write
+  the logs can append a well-formed entry, so Kairos never takes them on
+  its own.
+
+Every repair is reported: each read-model row (``memory_files``,
+``memory_index``) and each materialized file that differed from what the
+events give, each log file written or moved aside.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -24,13 +32,22 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kairos.domain.events import Recorded, expected_hash
-from kairos.domain.logformat import Entry, LogFormatError, parse_day
+from kairos.domain.logformat import Entry, LogFormatError, mac_holds, parse_day
 from kairos.engine.engine import Engine
-from kairos.engine.logmirror import aside_path, expected_days, fsync_dir
+from kairos.engine.logmirror import (
+    MAC_LINE,
+    aside_path,
+    expected_files,
+    first_mac_position,
+    fsync_dir,
+    ordered_entries,
+    past_the_end,
+)
 from kairos.engine.verify import ChainChecker
-from kairos.errors import Inconsistent, VerificationFailed
+from kairos.errors import Inconsistent, VerificationFailed, disk_errors
 from kairos.projections.indexer import mark_retracted
 from kairos.projections.materialize import existing_files, file_path, read_file, write_file
+from kairos.projections.readmodel import ReadModel
 
 
 @dataclass
@@ -39,6 +56,7 @@ class RebuildReport:
     imported: int = 0
     files: int = 0
     changed: list[dict[str, str]] = field(default_factory=list)
+    rows: list[dict[str, str]] = field(default_factory=list)  # read-model rows repaired
     logs_written: list[str] = field(default_factory=list)
     logs_moved: list[dict[str, str]] = field(default_factory=list)
 
@@ -50,37 +68,53 @@ def _digest(text: str | None) -> str | None:
     return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
-def rebuild(engine: Engine, *, from_logs: bool = False) -> RebuildReport:
+@disk_errors
+def rebuild(engine: Engine, *, from_logs: bool = False, import_past_end: bool = False,
+            key: bytes | None = None) -> RebuildReport:
     """Re-derive read models and files from the store, and repair the logs,
     under the writer lock; with ``from_logs``, first restore the store from
     the logs.  (See :meth:`kairos.memory.Memory.rebuild`.)"""
     report = RebuildReport()
     with engine.writer_lock():
         if from_logs:
-            restore_store(engine, report)
+            restore_store(engine, report, import_past_end=import_past_end, key=key)
         engine.recover()
-        repair_logs(engine, report)
+        repair_logs(engine, report, key)
         rebuild_projections(engine, report)
     return report
 
 
-def restore_store(engine: Engine, report: RebuildReport) -> None:
+def restore_store(engine: Engine, report: RebuildReport, *, import_past_end: bool = False,
+                  key: bytes | None = None) -> None:
     """Import the logs' events the store lacks, at their logged positions.
 
     One pass over the logs inside one store transaction, so nothing is
     imported unless everything checks out.
-    :raises VerificationFailed: when a log file does not parse or an entry
-        breaks its stream's hash chain.
-    :raises Inconsistent: when the store holds events that differ from the logs.
+    :raises VerificationFailed: when a log file does not parse, an entry
+        breaks its stream's hash chain, or (with the key) its MAC does not
+        hold — or, once entries carry MACs, a later one has none.
+    :raises Inconsistent: when the store holds events that differ from the
+        logs, or holds events and the logs go past its end (without
+        ``import_past_end``).
     """
     chains = ChainChecker()
     stored = engine.store.max_position()
     in_store = engine.store.read()
+    if stored and not import_past_end and engine.logs_ahead() is not None:
+        raise Inconsistent(past_the_end(engine.mirror, stored) + "; nothing imported (to "
+                           "import them anyway: `kairos rebuild --from-logs --import-past-end`)")
 
     def entries() -> Iterator[Recorded]:
         last = 0
+        mac_from: int | None = None
         for rel, entry in _all_entries(engine):
             wrong = chains.check(entry.event)
+            if entry.mac is not None:
+                mac_from = entry.position if mac_from is None else mac_from
+                if key is not None and not mac_holds(key, entry):
+                    wrong = wrong or "its mac does not hold (forged or altered)"
+            elif mac_from is not None:
+                wrong = wrong or f"no mac, though the entries from position {mac_from} have one"
             if wrong or entry.position <= last:
                 raise VerificationFailed(
                     f"{rel}:{entry.line} (position {entry.position}): "
@@ -100,18 +134,12 @@ def restore_store(engine: Engine, report: RebuildReport) -> None:
 
 
 def _all_entries(engine: Engine) -> Iterator[tuple[str, Entry]]:
-    mirror = engine.mirror
-    for day, path in mirror.day_files():
-        rel = mirror.relpath(path)
-        try:
-            with open(path, encoding="utf-8", newline="") as f:
-                parsed = parse_day(f.read(), day)
-        except (LogFormatError, UnicodeDecodeError) as e:
-            line = getattr(e, "line", "?")
-            raise VerificationFailed(f"{rel}:{line}: {getattr(e, 'reason', e)}; nothing imported"
-                                     ) from None
-        for entry in parsed:
-            yield rel, entry
+    """Every log entry in position order (see :func:`ordered_entries`)."""
+    def bad(rel: str, e: Exception) -> None:
+        line = getattr(e, "line", "?")
+        raise VerificationFailed(f"{rel}:{line}: {getattr(e, 'reason', e)}; nothing imported")
+
+    return ordered_entries(engine.mirror, bad)
 
 
 def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
@@ -121,6 +149,7 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
     with engine.read_side_held() as readmodel:
         before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
         embedded = engine.vectors.kept_positions()  # the vector cache itself is kept
+        rows_before = _row_digests(readmodel)
         readmodel.reset()
         where = engine.mirror.locate()
         with readmodel.transaction() as writer:
@@ -138,6 +167,7 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
         with readmodel.transaction() as writer:
             mark_retracted(writer, retracted)
         engine.vectors.restore_positions(embedded, position)
+        _report_rows(report, rows_before, _row_digests(readmodel))
         engine.applied = position
         for rel in sorted(set(before) | set(after)):
             old, new = before.get(rel), after.get(rel)
@@ -150,17 +180,56 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
     report.files = len(after)
 
 
-def repair_logs(engine: Engine, report: RebuildReport) -> None:
+def _row_digests(readmodel: ReadModel) -> dict[tuple[str, str], int]:
+    """Each read-model row by (table, name) with a digest of its values."""
+    rows: dict[tuple[str, str], int] = {}
+    for f in readmodel.file_rows():
+        if f.content:
+            name = "/".join(p for p in (f.agent, f.user, f.file) if p)
+            rows["memory_files", name] = hash((f.content, json.dumps(f.segments), f.version,
+                                               f.position, f.updated_at))
+    for r in readmodel.index_rows(1 << 62):
+        rows["memory_index", f"position {r['position']}"] = hash(tuple(r.values()))
+    return rows
+
+
+def _report_rows(report: RebuildReport, before: dict[tuple[str, str], int],
+                 after: dict[tuple[str, str], int]) -> None:
+    """Name every row the rebuild repaired: a row that differed (edited behind
+    Kairos's back), was missing, or should not have been there."""
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key), after.get(key)
+        if old != new:
+            status = "missing" if old is None else "extra" if new is None else "changed"
+            report.rows.append({"table": key[0], "row": key[1], "status": status})
+
+
+def repair_logs(engine: Engine, report: RebuildReport, key: bytes | None = None) -> None:
+    """Write missing day files and replace damaged ones from the store (see
+    the module's docstring).  Entries from the first one that carries a MAC
+    on get theirs again, so regenerating them needs the entry key.
+
+    :raises Inconsistent: a file is intact but differs from the store, or
+        must be regenerated with macs and no key was given.
+    """
     mirror = engine.mirror
     actual = dict(mirror.day_files())
-    for day, text in expected_days(engine.store.read()):
+    mac_from = first_mac_position(mirror)
+    for day, text in expected_files(engine.store.read(), key, mac_from):
         path = actual.get(day) or mirror.path_for(day)
         want = text.encode("utf-8")
-        if os.path.exists(path):
+        exists = os.path.exists(path)
+        if exists:
             with open(path, "rb") as f:
                 data = f.read()
-            if data == want:
+            if data == want or (key is None and mac_from is not None
+                                and MAC_LINE.sub(b"", data) == want):
                 continue
+        if key is None and mac_from is not None:
+            raise Inconsistent(
+                f"{mirror.relpath(path)} must be written again from the store, but its entries "
+                "carry macs and no entry key was given (KAIROS_ENTRY_KEY): nothing written")
+        if exists:
             if not _damaged(data, day):
                 raise Inconsistent(
                     f"{mirror.relpath(path)} is intact but differs from the store: "

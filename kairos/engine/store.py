@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import gc
 import os
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, NamedTuple, cast
 from uuid import UUID
 
+import psycopg
 from eventsourcing.application import AggregateNotFoundError, Application, project_aggregate
 from eventsourcing.persistence import (
     IntegrityError,
@@ -37,7 +40,7 @@ from eventsourcing.persistence import (
 
 from kairos.domain.events import DomainEvent, MemoryStream, Recorded, SnapshotOutdated
 from kairos.domain.hashing import format_time
-from kairos.errors import KairosError, StoreUnavailable
+from kairos.errors import KairosError, StoreUnavailable, one_line, storage_error
 from kairos.projections.light import DECODERS, Light
 
 # A snapshot every 200 events bounds a cold load of any stream to 200 events.
@@ -108,57 +111,112 @@ class Conflict(KairosError):
     """Another writer saved to the same stream first (optimistic concurrency)."""
 
 
-def store_env(url: str) -> dict[str, str]:
-    """Library settings for a store URL (``sqlite:///path`` or ``postgresql://…``)."""
+def store_env(url: str, *, read_only: bool = False, immutable: bool = False) -> dict[str, str]:
+    """Library settings for a store URL (``sqlite:///path`` or ``postgresql://…``);
+    ``read_only``: create no tables."""
     # Cached aggregates are handed out without a deep copy: commands check
     # before they change anything, state is updated by replacement, and a
     # failed save evicts the stream (Store.save).
     common = {"AGGREGATE_CACHE_MAXSIZE": "1000", "IS_SNAPSHOTTING_ENABLED": "y",
-              "DEEPCOPY_FROM_AGGREGATE_CACHE": "n"}
+              "DEEPCOPY_FROM_AGGREGATE_CACHE": "n", "CREATE_TABLE": "n" if read_only else "y"}
     if url.startswith(("postgresql:", "postgres:", "postgresql+psycopg:")):
         from kairos.engine.postgres import env_from_url
 
         return {**common, **env_from_url(url)}
     if url.startswith("sqlite:///"):
         path = url[len("sqlite:///"):]
+        if read_only:
+            from kairos.engine.sqlite import read_only_uri
+
+            return {**common, "PERSISTENCE_MODULE": "kairos.engine.sqlite:ReadOnlySQLiteFactory",
+                    "SQLITE_DBNAME": read_only_uri(path, immutable=immutable),
+                    "SQLITE_LOCK_TIMEOUT": "30"}
         return {**common, "PERSISTENCE_MODULE": "kairos.engine.sqlite:DurableSQLiteFactory",
                 "SQLITE_DBNAME": path, "SQLITE_LOCK_TIMEOUT": "30"}
     raise StoreUnavailable(f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql://…")
 
 
-class Store:
-    """The event store of one home."""
+def shown_url(url: str) -> str:
+    """A store URL as error messages show it: the SQLite path, or the
+    PostgreSQL URL without its password."""
+    if url.startswith("sqlite:///"):
+        return url[len("sqlite:///"):]
+    head, at, rest = url.rpartition("@")
+    if not at:
+        return url
+    scheme, _, credentials = head.partition("://")
+    return f"{scheme}://{credentials.split(':')[0]}@{rest}"
 
-    def __init__(self, url: str):
+
+@contextmanager
+def guarded(where: str) -> Iterator[None]:
+    """Turn what the database raised into a Kairos error naming ``where``
+    (a conflict on a stream version stays a conflict)."""
+    try:
+        yield
+    except (Conflict, SnapshotOutdated):
+        raise
+    except (PersistenceError, OSError, sqlite3.Error, psycopg.Error) as e:
+        raise storage_error(e, where) from e
+
+
+class Store:
+    """The event store of one home.
+
+    Every method turns a database failure into a
+    :class:`~kairos.errors.StorageFailed` naming the database (full,
+    read-only, no permission, unreachable).
+
+    :param read_only: open an SQLite store read-only (no table creation, no
+        journal-mode change, ``mode=ro`` or ``immutable=1``: see
+        :func:`kairos.engine.sqlite.read_only_uri`).
+    """
+
+    def __init__(self, url: str, *, read_only: bool = False, immutable: bool = False):
         self.url = url
+        self.where = shown_url(url)
         self.is_postgres = not url.startswith("sqlite:")
-        env = store_env(url)
+        self.read_only = read_only
+        env = store_env(url, read_only=read_only, immutable=immutable)
         if not self.is_postgres:
-            parent = os.path.dirname(env["SQLITE_DBNAME"]) or "."
+            parent = os.path.dirname(self.where) or "."
             if not os.path.isdir(parent):
                 raise StoreUnavailable(f"cannot open SQLite store: no directory {parent}")
+            if read_only and not os.path.exists(self.where):
+                raise StoreUnavailable(f"cannot open SQLite store read-only: no {self.where} "
+                                       "(a home that was never written, or whose database "
+                                       "was lost: see `kairos verify`)")
         app = None
         error = None
         try:
             app = KairosApplication(env=env)
+            if self.is_postgres:
+                from kairos.engine.postgres import tune_pool
+
+                tune_pool(cast(Any, app.factory))
             app.recorder.max_notification_id()
-        except (PersistenceError, OSError) as e:
-            error = _one_line(e)
+        except (PersistenceError, OSError, sqlite3.Error, psycopg.Error) as e:
+            error = storage_error(e, self.where)
+            if isinstance(error, StoreUnavailable):
+                error = StoreUnavailable(f"cannot reach the event store at {self.where}: "
+                                         f"{one_line(e)}")
         if error is not None:
             if app is not None:
                 app.close()
             # A half-built application holds a connection pool; collect it here,
             # on this thread, rather than let a pool thread run its __del__.
             gc.collect()
-            raise StoreUnavailable(f"cannot reach the event store: {error}")
+            raise error
         assert app is not None
         self.app = app
 
     def close(self) -> None:
-        self.app.close()
+        with guarded(self.where):
+            self.app.close()
 
     def max_position(self) -> int:
-        return self.app.recorder.max_notification_id() or 0
+        with guarded(self.where):
+            return self.app.recorder.max_notification_id() or 0
 
     def pages(self, after: int = 0, upto: int | None = None,
               page: int = PAGE) -> Iterator[Sequence[Notification]]:
@@ -166,8 +224,9 @@ class Store:
         at a time ("ids greater than the last one seen": PostgreSQL ids can
         have gaps)."""
         while True:
-            rows = self.app.recorder.select_notifications(
-                start=after, limit=page, stop=upto, inclusive_of_start=False)
+            with guarded(self.where):
+                rows = self.app.recorder.select_notifications(
+                    start=after, limit=page, stop=upto, inclusive_of_start=False)
             if rows:
                 yield rows
             if len(rows) < page:
@@ -207,17 +266,20 @@ class Store:
     def stream(self, stream_id: UUID, upto_version: int | None = None,
                after_version: int | None = None) -> list[DomainEvent]:
         """The events of one stream, in version order."""
-        return cast(list[DomainEvent],
-                    list(self.app.events.get(stream_id, gt=after_version, lte=upto_version)))
+        with guarded(self.where):
+            return cast(list[DomainEvent],
+                        list(self.app.events.get(stream_id, gt=after_version, lte=upto_version)))
 
     def get(self, stream_id: UUID) -> MemoryStream | None:
         """The stream to write to (cached, fast-forwarded), or None."""
         try:
-            return cast(MemoryStream, self.app.repository.get(stream_id))
+            with guarded(self.where):
+                return cast(MemoryStream, self.app.repository.get(stream_id))
         except AggregateNotFoundError:
             return None
         except SnapshotOutdated:
-            stream = self.app.replay(stream_id)
+            with guarded(self.where):
+                stream = self.app.replay(stream_id)
             if stream is not None and self.app.repository.cache is not None:
                 self.app.repository.cache.put(stream_id, stream)
             return stream
@@ -246,6 +308,8 @@ class Store:
             self.evict(stream.id)
             if isinstance(e, IntegrityError):
                 raise Conflict(str(stream.id)) from None
+            if isinstance(e, PersistenceError | OSError | sqlite3.Error | psycopg.Error):
+                raise storage_error(e, self.where) from e
             raise
         return [Recorded(r.notification.id, cast(DomainEvent, r.domain_event))
                 for r in recordings]
@@ -264,15 +328,12 @@ class Store:
         ``recorded`` is iterated rolls back the whole restore."""
         rows = ((r.position, self.app.mapper.to_stored_event(r.event)) for r in recorded)
         factory: Any = self.app.factory
-        if self.is_postgres:
-            from kairos.engine.postgres import restore_events
+        with guarded(self.where):
+            if self.is_postgres:
+                from kairos.engine.postgres import restore_events
 
-            table: str = getattr(self.app.recorder, "events_table_name")  # noqa: B009
-            return int(restore_events(factory, table, rows))
-        from kairos.engine.sqlite import restore_events as restore_sqlite
+                table: str = getattr(self.app.recorder, "events_table_name")  # noqa: B009
+                return int(restore_events(factory, table, rows))
+            from kairos.engine.sqlite import restore_events as restore_sqlite
 
-        return int(restore_sqlite(factory, rows))
-
-
-def _one_line(e: BaseException) -> str:
-    return " ".join(str(e).split()) or type(e).__name__
+            return int(restore_sqlite(factory, rows))

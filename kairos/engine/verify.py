@@ -1,14 +1,27 @@
-"""Verification: every stream's hash chain, in the store and in the logs, and
-that the logs hold exactly the store's events, byte for byte.
+"""Verification: every stream's hash chain, in the store and in the logs;
+that the logs hold exactly the store's events, byte for byte; that each log
+entry's MAC holds; and that the read side is what the events fold to.
 
-Three independent checks, each naming the first bad place it finds:
+Four independent checks, each naming the first bad place it finds:
 
 1. the store: each stream's versions run 1, 2, 3…; each event's ``prev`` is
    the hash of the one before; each ``hash`` matches the event's content;
-2. the logs: every file parses, positions only grow, and the same chain
-   checks hold for the entries (so an edited log line is caught even if
-   the store were gone);
-3. the two agree: the day files are exactly what the store renders to.
+2. the logs: every file parses, positions ascend, and the same chain checks
+   hold for the entries (so an edited log line is caught even if the store
+   were gone); once an entry carries a MAC (the entry key), every later one
+   must, and each must hold — an entry forged by someone who can write the
+   logs but lacks the key fails, even past the last checkpoint;
+3. the two agree: the day files are exactly what the store renders to, and
+   entries past the store's end are named (position, type, file:line);
+4. the read side (:mod:`kairos.engine.verify_read`): the read model's rows
+   and the materialized files are what the store's events fold to.
+
+**A consistent cut.**  Writers keep running while ``verify`` reads.  It
+takes, once, under the writers' lock (shared, and only if the lock file is
+there: it never creates one), the store's last position and every log
+file's size; it then checks the store up to that position and the logs up
+to those sizes.  Writes that land meanwhile are outside the cut: never a
+false alarm.
 
 A rewrite that recomputes every hash of a log still fails check 3, and one
 that rewrites the store the same way fails it from the other side; a
@@ -17,6 +30,8 @@ checkpoint kept elsewhere (``kairos seal``) catches a rewrite of both.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, cast
@@ -24,8 +39,9 @@ from uuid import UUID
 
 from kairos.domain.events import DomainEvent, Recorded, expected_hash
 from kairos.domain.hashing import GENESIS
-from kairos.domain.logformat import LogFormatError, parse_day
-from kairos.engine.logmirror import LogMirror, expected_days
+from kairos.domain.logformat import LogFormatError, mac_holds
+from kairos.engine.locks import shared_lock_if_present
+from kairos.engine.logmirror import MAC_LINE, LogMirror, expected_days, ordered_entries, read_upto
 from kairos.engine.store import Store
 
 MAX_PROBLEMS = 50
@@ -50,6 +66,8 @@ class Report:
     streams: int = 0
     log_files: int = 0
     problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # not failures: what was not checked
+    position: int = 0  # the store's last position at the cut
 
     @property
     def ok(self) -> bool:
@@ -61,7 +79,7 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "events": self.events, "streams": self.streams,
-                "log_files": self.log_files,
+                "log_files": self.log_files, "position": self.position, "notes": self.notes,
                 "problems": [{**asdict(p), "text": str(p)} for p in self.problems]}
 
 
@@ -85,10 +103,28 @@ class ChainChecker:
         return None
 
 
-def store_events(store: Store, report: Report) -> Iterator[Recorded]:
+@dataclass(frozen=True)
+class Cut:
+    """What ``verify`` checks: the store up to ``position``, each log file
+    (by path) up to its size, taken at one moment under the writers' lock."""
+
+    position: int
+    sizes: dict[str, int]
+
+
+def take_cut(store: Store, mirror: LogMirror, lock_path: str) -> Cut:
+    """The store's position and the logs' sizes at one moment: no writer is
+    between its commit and its log append while the shared lock is held."""
+    with shared_lock_if_present(lock_path):
+        position = store.max_position()
+        sizes = {path: os.path.getsize(path) for _day, path in mirror.day_files()}
+    return Cut(position, sizes)
+
+
+def store_events(store: Store, report: Report, upto: int | None = None) -> Iterator[Recorded]:
     """The store's events in order; a row that does not decode is a problem."""
     to_event = store.app.mapper.to_domain_event
-    for rows in store.pages():
+    for rows in store.pages(upto=upto):
         for n in rows:
             try:
                 yield Recorded(n.id, cast(DomainEvent, to_event(n)))
@@ -96,67 +132,112 @@ def store_events(store: Store, report: Report) -> Iterator[Recorded]:
                 report.add(Problem("store", f"event does not decode: {e}", n.id))
 
 
-def verify(store: Store, mirror: LogMirror) -> Report:
-    """Run the three checks; one pass over the store, one day file at a time."""
-    report = Report()
+def verify(store: Store, mirror: LogMirror, cut: Cut, key: bytes | None = None) -> Report:
+    """Run checks 1-3 on ``cut``; one pass over the store, one over the logs.
+    (Check 4 is :func:`kairos.engine.verify_read.verify_read_side`.)"""
+    report = Report(position=cut.position)
     chains = ChainChecker()
 
     def checked() -> Iterator[Recorded]:
-        for rec in store_events(store, report):
+        for rec in store_events(store, report, cut.position):
             report.events += 1
             wrong = chains.check(rec.event)
             if wrong:
                 report.add(Problem("store", wrong, rec.position))
             yield rec
 
-    _verify_logs(mirror, report)
-    _compare(checked(), mirror, report)
+    mac_from, past = _verify_logs(mirror, report, cut, key)
+    _compare(checked(), mirror, report, cut, key if mac_from is not None else None, mac_from,
+             past)
     report.streams = len(chains.heads)
-    report.problems.sort(key=lambda p: (p.position is None, p.position or 0))
     return report
 
 
-def _verify_logs(mirror: LogMirror, report: Report) -> None:
+def sort_problems(report: Report) -> None:
+    report.problems.sort(key=lambda p: (p.position is None, p.position or 0))
+
+
+def _verify_logs(mirror: LogMirror, report: Report, cut: Cut, key: bytes | None
+                 ) -> tuple[int | None, set[int]]:
+    """Check 2; return the first position with a MAC, and the positions past
+    the store's end (each reported with its type and place)."""
     chains = ChainChecker()
     last = 0
-    for day, path in mirror.day_files():
-        report.log_files += 1
-        rel = mirror.relpath(path)
-        try:
-            with open(path, encoding="utf-8", newline="") as f:
-                entries = parse_day(f.read(), day)
-        except UnicodeDecodeError as e:
-            report.add(Problem(rel, f"not valid UTF-8 ({e.reason})"))
-            continue
-        except LogFormatError as e:
+    mac_from: int | None = None
+    past: set[int] = set()
+    report.log_files = len(cut.sizes)
+
+    def bad(rel: str, e: Exception) -> None:
+        if isinstance(e, LogFormatError):
             report.add(Problem(rel, e.reason, line=e.line))
-            continue
-        for entry in entries:
-            if entry.position <= last:
-                report.add(Problem(rel, f"position {entry.position} does not follow {last}",
+        else:
+            report.add(Problem(rel, f"not valid UTF-8 ({getattr(e, 'reason', e)})"))
+
+    for rel, entry in ordered_entries(mirror, bad, cut.sizes):
+        if entry.position <= last:
+            report.add(Problem(rel, f"position {entry.position} does not follow {last}",
+                               entry.position, entry.line))
+        last = max(last, entry.position)
+        wrong = chains.check(entry.event)
+        if wrong:
+            report.add(Problem(rel, wrong, entry.position, entry.line))
+        if entry.mac is not None:
+            if mac_from is None:
+                mac_from = entry.position
+            if key is not None and not mac_holds(key, entry):
+                report.add(Problem(rel, "its mac does not hold: the entry was forged or "
+                                   "altered by someone without the entry key",
                                    entry.position, entry.line))
-            last = max(last, entry.position)
-            wrong = chains.check(entry.event)
-            if wrong:
-                report.add(Problem(rel, wrong, entry.position, entry.line))
+        elif mac_from is not None:
+            report.add(Problem(rel, f"has no mac, but the entries from position {mac_from} "
+                               "on do: it was written without the entry key (forged?)",
+                               entry.position, entry.line))
+        if entry.position > cut.position:
+            past.add(entry.position)
+            report.add(Problem(rel, f"{entry.event.kind.value} past the store's end (position "
+                               f"{cut.position}): the store does not have it",
+                               entry.position, entry.line))
+    if mac_from is not None and key is None:
+        report.notes.append(f"log entries carry macs from position {mac_from} on, but no entry "
+                            "key was given (KAIROS_ENTRY_KEY): they were not checked")
+    return mac_from, past
 
 
-def _compare(recorded: Iterator[Recorded], mirror: LogMirror, report: Report) -> None:
-    actual = dict(mirror.day_files())
-    for day, text in expected_days(recorded):
-        path = actual.pop(day, None)
+def _compare(recorded: Iterator[Recorded], mirror: LogMirror, report: Report, cut: Cut,
+             key: bytes | None, mac_from: int | None, past: set[int]) -> None:
+    """Check 3: each day file is, up to the cut, the store's entries rendered
+    (run after run: a day can come back after a clock stepped back).  Without
+    the key, mac lines are left out of the comparison (check 2 saw them)."""
+    actual = {day: path for day, path in mirror.day_files() if path in cut.sizes}
+    offsets: dict[str, int] = {}
+    data: dict[str, bytes] = {}
+    for day, text in expected_days(recorded, key, mac_from if key is not None else None):
+        path = actual.get(day)
         if path is None:
-            first = text.split("\n")[2]
-            report.add(Problem(mirror.relpath(mirror.path_for(day)), "log file is missing",
-                               _position_of(first)))
+            if day not in offsets:
+                first = text.split("\n")[2 if text.startswith("# ") else 0]
+                report.add(Problem(mirror.relpath(mirror.path_for(day)), "log file is missing",
+                                   _position_of(first)))
+            offsets[day] = 0
             continue
-        with open(path, "rb") as f:
-            data = f.read()
+        if day not in data:
+            raw = read_upto(path, cut.sizes[path])
+            data = {day: raw if key is not None or mac_from is None else MAC_LINE.sub(b"", raw)}
+            offsets.setdefault(day, 0)
+        got, at = data[day], offsets[day]
         want = text.encode("utf-8")
-        if data != want:
-            report.add(_first_difference(mirror.relpath(path), data, want))
-    for _day, path in sorted(actual.items()):
-        report.add(Problem(mirror.relpath(path), "holds entries the store does not have"))
+        if got[at:at + len(want)] != want:
+            report.add(_first_difference(mirror.relpath(path), got, got[:at] + want))
+        offsets[day] = at + len(want)
+    for day, path in sorted(actual.items()):
+        done = offsets.get(day, 0)
+        size = len(data[day]) if day in data else cut.sizes[path]
+        if done < size:
+            raw = data[day] if day in data else read_upto(path, size)
+            extra = {int(m) for m in re.findall(rb"\n## (\d+) ", raw[max(done - 1, 0):])}
+            if not extra <= past or (done == 0 and not extra):
+                report.add(Problem(mirror.relpath(path), "holds entries the store does not have",
+                                   min(extra - past, default=None)))
 
 
 def _first_difference(rel: str, data: bytes, want: bytes) -> Problem:

@@ -15,7 +15,6 @@ class Line:
 
     text: str
     sources: tuple[str, ...]
-    written_at: datetime  # when its newest source was recorded
     first_at: datetime  # when its oldest source was recorded
 
 
@@ -32,6 +31,19 @@ class Signal:
 
 
 @dataclass(frozen=True)
+class Source:
+    """A live (not retracted) write or session note of the pair: what a line
+    may cite, and what the rules derive the files from each night."""
+
+    event_id: str
+    type: str
+    time: datetime
+    file: str | None
+    text: str
+    version: int  # its place in the pair's stream
+
+
+@dataclass(frozen=True)
 class Context:
     agent: str
     user: str
@@ -42,6 +54,13 @@ class Context:
     event_times: dict[str, datetime]  # every event id of this pair's stream -> time
     limits: dict[str, int]
     ttl_days: int
+    # What the rules derive from and the guards check against (optional, so a
+    # test can build a small context by hand):
+    sources: dict[str, Source] = field(default_factory=dict)  # live writes and notes by id
+    raw: dict[str, list[str]] = field(default_factory=dict)  # file -> raw writes in it, in order
+    retracted: frozenset[str] = frozenset()  # every retracted event id of the pair
+    timezone: str | None = None  # the user's IANA timezone (None: UTC)
+    names: frozenset[str] = frozenset()  # the user's own names ("mia"), lower case
 
 
 @dataclass
@@ -64,4 +83,14 @@ class Distiller(Protocol):
 
 class DistillerFailed(KairosError):
     """The distiller could not produce a usable draft (bad output, timeout…):
-    an operation failed, exit status 1."""
+    an operation failed, exit status 1.
+
+    ``usage`` holds what the model call cost when it answered (a malformed
+    answer still costs its tokens), else zeros.
+    """
+
+    def __init__(self, message: str, *, usage: dict[str, Any] | None = None, model: str | None = None):
+        super().__init__(message)
+        self.usage: dict[str, Any] = dict(usage or {})
+        self.model = model
+        self.distiller: str | None = None

@@ -30,11 +30,15 @@ def prompt_text() -> str:
 
 def request_body(context: Context) -> dict[str, Any]:
     """What the model sees, besides the prompt."""
+    cited = sorted({s for lines in context.files.values() for ln in lines for s in ln.sources})
     return {
         "agent": context.agent, "user": context.user, "now": format_time(context.now),
+        "timezone": context.timezone or "UTC",
         "limits": context.limits, "ttl_days": context.ttl_days,
         "files": {name: [{"text": ln.text, "sources": list(ln.sources)} for ln in lines]
                   for name, lines in sorted(context.files.items())},
+        "sources": {s: {"time": format_time(context.sources[s].time), "text": context.sources[s].text}
+                    for s in cited if s in context.sources},
         "events": [{"id": s.event_id, "type": s.type, "time": format_time(s.time),
                     "file": s.file, "text": s.text, **({"retracts": list(s.retracts)}
                                                        if s.retracts else {})}
@@ -109,20 +113,24 @@ class LLMDistiller:
         except Exception as e:  # litellm maps every provider's failures to its own types
             message = " ".join(str(e).split())[:300]
             raise DistillerFailed(f"{type(e).__name__}: {message}") from None
-        data = parse_answer(response.choices[0].message.content)
         usage = getattr(response, "usage", None)
         try:
             cost = float(litellm.completion_cost(completion_response=response) or 0.0)
         except Exception:  # a model litellm has no price for costs what it costs: unknown
             cost = 0.0
+        spent = {"prompt_tokens": getattr(usage, "prompt_tokens", 0) or 0,
+                 "completion_tokens": getattr(usage, "completion_tokens", 0) or 0,
+                 "total_tokens": getattr(usage, "total_tokens", 0) or 0, "cost": cost}
+        try:
+            data = parse_answer(response.choices[0].message.content)
+        except DistillerFailed as e:  # a malformed answer still cost its tokens
+            raise DistillerFailed(str(e), usage=spent, model=self.model) from None
         files = {name: [(line["text"], list(line["sources"])) for line in lines]
                  for name, lines in data["files"].items()}
         dropped = [{"file": d.get("file"), "text": d["text"], "sources": d.get("sources", []),
-                    "reason": d["reason"]} for d in data.get("dropped", [])]
+                    "reason": d["reason"],
+                    **{k: d[k] for k in ("kind", "by", "to") if isinstance(d.get(k), str)}}
+                   for d in data.get("dropped", [])]
         report = {"orient": {name: len(lines) for name, lines in context.files.items()},
                   **data.get("report", {})}
-        return Draft(files=files, dropped=dropped, report=report, model=self.model,
-                     usage={"prompt_tokens": getattr(usage, "prompt_tokens", 0) or 0,
-                            "completion_tokens": getattr(usage, "completion_tokens", 0) or 0,
-                            "total_tokens": getattr(usage, "total_tokens", 0) or 0,
-                            "cost": cost})
+        return Draft(files=files, dropped=dropped, report=report, model=self.model, usage=spent)

@@ -1,0 +1,457 @@
+"""Derive a pair's files from their sources, every night, from scratch.
+
+The rules distiller does not edit last night's text.  It takes every live
+fact of the pair — each line of each write that is neither retracted nor
+replaced (a *unit*), with the time it was written — and derives the files
+again for ``now``:
+
+1. **Read** each unit: its time words against the time it was written, in the
+   user's timezone (:mod:`~kairos.dream.distill.when`); its class (durable,
+   time-bound, note: :mod:`~kairos.dream.distill.facts`); whether it addresses the
+   model (:mod:`~kairos.dream.distill.faithful`) — such a line is dropped, with
+   that reason.
+2. **Supersede**: a newer unit that updates an older one — same subject, same
+   attribute (:mod:`~kairos.dream.distill.slots`) — replaces it; a future-dated
+   update ("is moving to Hamburg on 1 June") waits for its date.  Retract the
+   update and the older unit is live again, since nothing derives from a
+   retracted event.
+3. **Merge** duplicates (:func:`~kairos.dream.distill.facts.same_fact` after
+   normalization) into one line citing every source: the wording that says
+   most, else the newest.
+4. **Age**: a time-bound fact whose time is over takes the past tense; once
+   it has been over for ``ttl_days`` (or, undated, "currently …", was written
+   that long ago) it moves to ``topics/archive.md``.  Durable facts never age
+   out.
+5. **Fit**: while MEMORY.md is over its limit, lines move out to topic files
+   by theme (``topics/reading.md``, ``topics/food.md`` …) behind one pointer
+   line each: past time-bound lines first, then notes, then future
+   time-bound lines, durable facts last — never a durable fact while a note
+   stays.
+
+The same units, the same ``now`` and the same settings give the same lines:
+two dreams in a row on unchanged input propose nothing.  Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from typing import Any
+
+from kairos.dream.distill import facts, faithful, slots, when
+
+ARCHIVE = "topics/archive.md"
+POINTER = re.compile(r"^More in (topics/[a-z0-9][a-z0-9-]*\.md)(?: and the files after it)?\.$")
+MAIN = ("USER.md", "MEMORY.md")
+_PLACE_ORDER = {"USER.md": 0, "MEMORY.md": 1}
+
+
+def pointer(name: str, continued: bool = False) -> str:
+    """The line MEMORY.md keeps for a topic file lines moved to (and the
+    files it continues in, ``<name>-2.md`` …, when it is full)."""
+    return f"More in {name} and the files after it." if continued else f"More in {name}."
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One line of one source event, or a line the rules keep as it is."""
+
+    key: tuple[str, int]  # (event id, line index)
+    text: str
+    sources: tuple[str, ...]
+    home: str  # the file it belongs in
+    written: datetime
+    order: int  # the stream version of its event, for a stable order
+    opaque: bool = False  # a line a distiller wrote from notes: kept verbatim
+
+
+@dataclass(frozen=True)
+class Settings:
+    now: datetime
+    tz: tzinfo
+    names: frozenset[str] = frozenset()  # the user's own names, for "Mia" = "I" = "Name: …"
+    ttl_days: int = 30
+    limits: dict[str, int] = field(default_factory=lambda: {"MEMORY.md": 5000, "USER.md": 2000})
+    topic_limit: int = 5000
+
+
+@dataclass
+class Fact:
+    """A unit read by the rules — or several, when they say the same words and
+    resolve to the same line (a fact restated week after week is read once)."""
+
+    unit: Unit  # the newest of the members
+    timed: when.Timed
+    kind: facts.Kind
+    claims: list[slots.Claim]
+    norm: tuple[str, ...]
+    instruction: str | None
+    superseded_by: Fact | None = None
+    pending: bool = False  # an update whose date has not come
+    members: list[Unit] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return self.unit.text if self.unit.opaque else self.timed.text
+
+    @property
+    def sources(self) -> list[str]:
+        return list(dict.fromkeys(s for u in self.members or [self.unit] for s in u.sources))
+
+    @property
+    def first(self) -> tuple[datetime, int, tuple[str, int]]:
+        return min((u.written, u.order, u.key) for u in self.members or [self.unit])
+
+
+@dataclass
+class Line:
+    """A line of the derived files."""
+
+    facts: list[Fact]
+    head: Fact
+    file: str
+
+    @property
+    def text(self) -> str:
+        return self.head.text
+
+    @property
+    def sources(self) -> list[str]:
+        units = sorted((u for f in self.facts for u in f.members or [f.unit]),
+                       key=lambda u: (u.written, u.order, u.key))
+        return list(dict.fromkeys(s for u in units for s in u.sources))
+
+    @property
+    def first(self) -> tuple[datetime, int, tuple[str, int]]:
+        return min(f.first for f in self.facts)
+
+
+@dataclass
+class Plan:
+    files: dict[str, list[tuple[str, list[str]]]]
+    dropped: list[dict[str, Any]]
+    report: dict[str, Any]
+
+
+def read(unit: Unit, settings: Settings) -> Fact:
+    timed = when.resolve(unit.text, unit.written, settings.now, settings.tz)
+    if unit.opaque:
+        timed = when.Timed(unit.text, unit.text)
+    claims = slots.claims_of(unit.text, settings.names)
+    return Fact(unit, timed, facts.classify(unit.text, timed, claims), claims,
+                facts.normalize(timed.text), faithful.addresses_model(unit.text), members=[unit])
+
+
+def read_all(units: list[Unit], settings: Settings) -> list[Fact]:
+    """Read every unit; the same words resolving to the same line are one fact,
+    read once (a big pair restates a few hundred facts thousands of times)."""
+    out: list[Fact] = []
+    by_key: dict[tuple[str, str], Fact] = {}
+    timed_cache: dict[tuple[str, Any], when.Timed] = {}
+    parsed: dict[str, Fact] = {}
+    for u in sorted(units, key=lambda u: (u.written, u.order, u.key)):
+        if u.opaque:
+            out.append(read(u, settings))
+            continue
+        day = when.local_day(u.written, settings.tz)
+        timed = timed_cache.get((u.text, None)) or timed_cache.get((u.text, day))
+        if timed is None:
+            timed = when.resolve(u.text, u.written, settings.now, settings.tz)
+            # a line with no dates reads the same whenever it was written
+            timed_cache[(u.text, None if not timed.mentions else day)] = timed
+        found = by_key.get((u.text, timed.text))
+        if found is not None:
+            found.members.append(u)
+            found.unit = u  # the newest says when it was last said
+            continue
+        same = parsed.get(u.text)
+        if same is None:
+            fact = parsed[u.text] = read(u, settings)
+        else:
+            fact = Fact(u, timed, facts.classify(u.text, timed, same.claims), same.claims,
+                        facts.normalize(timed.text), same.instruction, members=[u])
+        fact.timed = timed
+        by_key[(u.text, timed.text)] = fact
+        out.append(fact)
+    return out
+
+
+def _supersede(live: list[Fact], settings: Settings) -> None:
+    ordered = sorted(live, key=lambda f: (f.unit.written, f.unit.order, f.unit.key))
+    today = when.local_day(settings.now, settings.tz)
+    # Only facts that share a subject (or own one another's subject) can update each other.
+    by_subject: dict[str, list[int]] = {}
+    by_owner: dict[str, list[int]] = {}
+    for j, f in enumerate(ordered):
+        for c in f.claims:
+            for subject in c.subjects:
+                by_subject.setdefault(subject, []).append(j)
+            if c.owner:
+                by_owner.setdefault(c.owner, []).append(j)
+    for j, newer in enumerate(ordered):
+        t = newer.timed
+        # "is moving to Hamburg on 1 June": she lives where she lives until then.
+        # "the deadline moved to 15 July" is true now: the date is its value.
+        newer.pending = bool(t.end and t.end >= today and not t.written_past and len(newer.claims) <= 1
+                             and not any(c.attribute == "when" for c in newer.claims))
+        if newer.pending or newer.unit.opaque:
+            continue
+        candidates: set[int] = set()
+        for c in newer.claims:
+            for subject in c.subjects:
+                candidates.update(by_subject.get(subject, ()))
+                candidates.update(by_owner.get(subject, ()))
+            if c.owner:
+                candidates.update(by_subject.get(c.owner, ()))
+        for i in sorted(k for k in candidates if k < j):
+            older = ordered[i]
+            if older.unit.opaque or older.norm == newer.norm:
+                continue
+            ot = older.timed
+            if ot.end and ot.end >= today and not ot.written_past and not newer.timed.dated and \
+                    not any(c.negated for c in newer.claims):
+                continue  # a plan still ahead is not undone by a statement of how things are
+            if any(slots.decide(o, n) for o in older.claims for n in newer.claims):
+                older.superseded_by = newer
+    for f in ordered:  # chains: what replaced it is what is live now
+        seen = set()
+        while f.superseded_by is not None and f.superseded_by.superseded_by is not None and \
+                id(f.superseded_by) not in seen:
+            seen.add(id(f.superseded_by))
+            f.superseded_by = f.superseded_by.superseded_by
+
+
+def _merge(live: list[Fact]) -> list[list[Fact]]:
+    groups: list[list[Fact]] = []
+    index: dict[str, list[int]] = {}
+    sizes: list[int] = []
+    exact: dict[tuple[str, ...], int] = {}
+    for f in sorted(live, key=lambda f: (f.unit.written, f.unit.order, f.unit.key)):
+        tokens = set(f.norm)
+        counts: dict[int, int] = {}
+        for tok in tokens:
+            for g in index.get(tok, ()):
+                counts[g] = counts.get(g, 0) + 1
+        found = exact.get(f.norm) if not f.unit.opaque else None
+        if found is not None and any(other.unit.opaque for other in groups[found]):
+            found = None
+        for g in sorted(counts, key=lambda g: (-counts[g], g)):
+            if found is not None:
+                break
+            # one fact shares nearly all the words of the shorter one (same_fact's own bound)
+            if counts[g] < max(2, 0.85 * min(len(tokens), sizes[g])):
+                continue
+            if any(facts.same_fact(f.norm, other.norm) for other in groups[g]) and \
+                    not any(f.unit.opaque or other.unit.opaque for other in groups[g]):
+                found = g
+                break
+        if found is None:
+            found = len(groups)
+            groups.append([])
+            sizes.append(len(tokens))
+            for tok in tokens:
+                index.setdefault(tok, []).append(found)
+        exact.setdefault(f.norm, found)
+        groups[found].append(f)
+    return groups
+
+
+def _head(group: list[Fact]) -> Fact:
+    """The wording a merged line keeps: the one that says most, else the newest."""
+    newest = max(group, key=lambda f: (f.unit.written, f.unit.order, f.unit.key))
+    best = newest
+    for f in group:
+        if f is not best and facts.more_informative(f.text, best.text):
+            best = f
+    return best
+
+
+def _home(group: list[Fact]) -> str:
+    homes = {u.home for f in group for u in f.members or [f.unit]}
+    return min(homes, key=lambda h: (_PLACE_ORDER.get(h, 2), h))
+
+
+def _size(lines: list[Line]) -> int:
+    return max(sum(len(ln.text) + 1 for ln in lines) - 1, 0)
+
+
+def derive(units: list[Unit], current: dict[str, list[tuple[str, tuple[str, ...]]]],
+           settings: Settings) -> Plan:
+    """The pair's files as the rules derive them from ``units`` at ``settings.now``.
+
+    ``current`` is what the files hold now (file -> [(text, sources)]): only
+    used to say, for each line that leaves, why and where it went.
+    """
+    read_facts = read_all(units, settings)
+    instructions = [f for f in read_facts if f.instruction]
+    live = [f for f in read_facts if not f.instruction]
+    _supersede(live, settings)
+    superseded = [f for f in live if f.superseded_by is not None]
+    live = [f for f in live if f.superseded_by is None]
+    groups = _merge(live)
+    lines = [Line(g, _head(g), _home(g)) for g in groups]
+    today = when.local_day(settings.now, settings.tz)
+    archived: list[Line] = []
+    for ln in lines:
+        t = ln.head.timed
+        if ln.head.kind.cls != facts.TIME_BOUND or ln.file not in MAIN:
+            continue
+        if t.end is not None and t.over and (today - t.end).days > settings.ttl_days:
+            ln.file = ARCHIVE
+            archived.append(ln)
+        elif t.end is None and t.currently and \
+                (today - when.local_day(ln.head.unit.written, settings.tz)).days > settings.ttl_days:
+            ln.file = ARCHIVE
+            archived.append(ln)
+    moved = _fit(lines, settings)
+    files: dict[str, list[Line]] = {}
+    for ln in sorted(lines, key=lambda ln: ln.first):
+        files.setdefault(ln.file, []).append(ln)
+    files = _split_topics(files, settings.topic_limit)
+    out: dict[str, list[tuple[str, list[str]]]] = {
+        name: [(ln.text, ln.sources) for ln in file_lines] for name, file_lines in files.items()}
+    pointers = _pointers(files, moved)
+    if pointers:
+        out.setdefault("MEMORY.md", []).extend(pointers)
+    for name in current:
+        out.setdefault(name, [])
+    dropped = _dropped(current, out, superseded, instructions, lines)
+    rewritten = [ln for ln in lines if not ln.head.unit.opaque and ln.head.timed.text != ln.head.unit.text]
+    report = {
+        "gather": {
+            "units": len(units), "duplicates": [[f.text for f in g] for g in groups if len(g) > 1],
+            "contradictions": [{"older": f.unit.text, "newer": f.superseded_by.unit.text}
+                               for f in superseded if f.superseded_by is not None],
+            "relative_time": [{"text": ln.head.unit.text, "resolved": ln.text} for ln in rewritten],
+            "instructions": [f.unit.text for f in instructions],
+            "classes": {cls: sum(1 for ln in lines if ln.head.kind.cls == cls)
+                        for cls in (facts.DURABLE, facts.TIME_BOUND, facts.NOTE)},
+        },
+        "consolidate": {"merged": sum(len(g) - 1 for g in groups), "superseded": len(superseded),
+                        "rewritten": len(rewritten), "archived": len(archived),
+                        "past": sum(1 for ln in lines if ln.head.kind.cls == facts.TIME_BOUND
+                                    and ln.head.timed.over),
+                        "dropped_instructions": len(instructions)},
+        "prune": {"sizes": {name: [max(sum(len(t) + 1 for t, _ in lines_) - 1, 0),
+                                   settings.limits.get(name, settings.topic_limit)]
+                            for name, lines_ in sorted(out.items()) if lines_},
+                  "moved": len(moved) + len(archived)},
+    }
+    return Plan({name: lines_ for name, lines_ in out.items()}, dropped, report)
+
+
+def _fit(lines: list[Line], settings: Settings) -> list[Line]:
+    """Move lines out of MEMORY.md by theme until it fits (pointers included)."""
+    limit = settings.limits.get("MEMORY.md", 5000)
+    memory = [ln for ln in lines if ln.file == "MEMORY.md"]
+    if _size(memory) <= limit:
+        return []
+    today = when.local_day(settings.now, settings.tz)
+
+    def rank(ln: Line) -> tuple[int, Any]:
+        t, cls = ln.head.timed, ln.head.kind.cls
+        if cls == facts.TIME_BOUND and t.over:
+            return (0, ln.first)
+        if cls == facts.NOTE:
+            return (1, ln.first)
+        if cls == facts.TIME_BOUND:
+            return (2, (t.end or today, ln.first))
+        return (3, ln.first)
+
+    moved: list[Line] = []
+    themes: set[str] = set()
+    for ln in sorted(memory, key=rank):
+        keep = [x for x in memory if x.file == "MEMORY.md"]
+        pointer_size = sum(len(pointer(f"topics/{t}.md", True)) + 1 for t in themes)
+        if _size(keep) + pointer_size <= limit:
+            break
+        theme = "archive" if rank(ln)[0] == 0 else facts.theme_of(ln.text)
+        ln.file = f"topics/{theme}.md"
+        themes.add(theme)
+        moved.append(ln)
+    return moved
+
+
+def _split_topics(files: dict[str, list[Line]], limit: int) -> dict[str, list[Line]]:
+    """A topic file past the topic limit continues in <name>-2.md, -3.md …"""
+    out: dict[str, list[Line]] = {}
+    for name, lines in files.items():
+        if name in MAIN or _size(lines) <= limit:
+            out[name] = lines
+            continue
+        base, n = name[:-3], 1
+        chunk: list[Line] = []
+        for ln in lines:
+            if chunk and _size([*chunk, ln]) > limit:
+                out[name if n == 1 else f"{base}-{n}.md"] = chunk
+                n, chunk = n + 1, []
+            chunk.append(ln)
+        out[name if n == 1 else f"{base}-{n}.md"] = chunk
+    return out
+
+
+def _pointers(files: dict[str, list[Line]], moved: list[Line]) -> list[tuple[str, list[str]]]:
+    """One pointer per theme lines moved to, citing what moved there."""
+    moved_ids = {id(ln) for ln in moved}
+    themes: dict[str, list[str]] = {}
+    continued: set[str] = set()
+    for name, lines in sorted(files.items()):
+        if name in MAIN:
+            continue
+        base = re.sub(r"-\d+\.md$", ".md", name) if re.search(r"-\d+\.md$", name) and \
+            re.sub(r"-\d+\.md$", ".md", name) in files else name
+        if base != name:
+            continued.add(base)
+        sources = [s for ln in lines if id(ln) in moved_ids for s in ln.sources]
+        if sources:
+            themes.setdefault(base, []).extend(sources)
+    return [(pointer(name, name in continued), list(dict.fromkeys(sources)))
+            for name, sources in sorted(themes.items())]
+
+
+def _dropped(current: dict[str, list[tuple[str, tuple[str, ...]]]],
+             out: dict[str, list[tuple[str, list[str]]]], superseded: list[Fact],
+             instructions: list[Fact], lines: list[Line]) -> list[dict[str, Any]]:
+    """For every current line that does not stay as it is: why, and where to."""
+    where: dict[str, list[tuple[str, str]]] = {}
+    for name, file_lines in out.items():
+        for text, sources in file_lines:
+            if POINTER.match(text):
+                continue
+            for s in sources:
+                where.setdefault(s, []).append((name, text))
+    fates: dict[str, dict[str, Any]] = {}
+    for f in superseded:
+        by = f.superseded_by
+        assert by is not None
+        for s in f.sources:
+            fates[s] = {"kind": "superseded", "reason": f"superseded by: {by.text}", "by": by.text}
+    for f in instructions:
+        for s in f.sources:
+            fates[s] = {"kind": "instruction", "reason": "instruction: " + str(f.instruction)}
+    dropped = []
+    for name, now_lines in current.items():
+        kept = {(t, tuple(s)) for t, s in out.get(name, [])}
+        for text, cited in now_lines:
+            sources = list(cited)
+            if (text, tuple(sources)) in kept or POINTER.match(text):
+                continue
+            homes = [w for s in sources for w in where.get(s, [])]
+            entry: dict[str, Any] = {"file": name, "text": text, "sources": list(sources)}
+            lost = [s for s in sources if s not in where]
+            if lost and lost[0] in fates:
+                entry.update(fates[lost[0]])
+            elif homes and all(h[0] == name for h in homes):
+                continue  # rewritten in place (time, wording, a new source)
+            elif homes:
+                target = sorted({h for h in homes if h[0] != name})
+                if target:
+                    entry.update(kind="moved", to=target[0][0],
+                                 reason=f"moved to {target[0][0]}", by=target[0][1])
+                else:
+                    entry.update(kind="merged", reason=f"merged into: {homes[0][1]}", by=homes[0][1])
+            else:
+                entry.update(kind="unexplained", reason="no longer derived from its sources")
+            dropped.append(entry)
+    return dropped

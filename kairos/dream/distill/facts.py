@@ -1,0 +1,178 @@
+"""What kind of fact a line is, and when two lines say the same thing.
+
+Three classes (docs/dream.md):
+
+- **durable** — true until something says otherwise: who the user is, health,
+  relationships, home, work, preferences, contact details, pets, habits,
+  possessions, biography ("grew up in Cork").  Age alone never drops one.
+- **time-bound** — about a time that will pass: a dated plan, trip,
+  appointment or deadline ("next week", "on 14 July", "2026-07-14"), or
+  something true only "currently".  Once its time is over it takes the past
+  tense; the TTL may move it to ``topics/archive.md``.
+- **note** — an episode told in the past tense ("finished reading
+  'Piranesi'", "had dinner at Syr and liked it"): kept, but the first to
+  move to a topic file when MEMORY.md is over its limit.
+
+Duplicates are compared after :func:`normalize`: case, punctuation,
+whitespace, units (``5 km`` = ``5km``, ``25 minutes`` = ``25 min``), British
+and American spellings, clock times (``09:30`` = ``9:30``), dates in any
+spelling, articles and a few paraphrases.  Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+
+from kairos.dream.distill import when
+from kairos.dream.distill.slots import Claim, claims_of, durable_attribute
+from kairos.dream.distill.words import STOP, UNITS, spelling, strip_accents, words
+
+DURABLE, TIME_BOUND, NOTE = "durable", "time-bound", "note"
+
+_NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+                 "zwei": "2", "drei": "3", "vier": "4", "fünf": "5", "sechs": "6", "sieben": "7",
+                 "acht": "8", "neun": "9", "zehn": "10"}
+_DROP = frozenset({"a", "an", "the", "der", "die", "das", "den", "dem", "ein", "eine", "einen",
+                   "einem", "einer", "on", "am", "at", "um", "uhr", "o'clock"})
+# Words whose appearance in one line but not the other changes what it says.
+NEGATIONS = frozenset({"not", "no", "never", "n't", "nicht", "kein", "keine", "keinen", "keinem",
+                       "nie", "niemals", "longer", "anymore", "quit", "stopped", "former", "ex",
+                       "ehemals", "früher", "mehr", "without", "ohne", "nor", "neither"})
+_CLOCK = re.compile(r"\b0(\d):(\d\d)\b")
+_NUM_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)\s*(%|€|\$|£|[a-zA-Zäöü]+)\b")
+
+
+def _dates_canonical(text: str) -> str:
+    """Every absolute date in a line as one token (ISO day or YYYY-MM), its
+    weekday dropped: "on Friday 8 May 2026" = "on 2026-05-08" = "8. Mai 2026"."""
+    out, pos = [], 0
+    for m in when.find(text, date(2000, 1, 1)):
+        if m.relative:
+            continue
+        token = m.first.isoformat() if m.grain == "day" else f"{m.first.year}-{m.first.month:02d}"
+        out.append(text[pos:m.start])
+        out.append(f" {token} ")
+        pos = m.stop
+    out.append(text[pos:])
+    return "".join(out)
+
+
+@lru_cache(maxsize=16384)
+def normalize(text: str) -> tuple[str, ...]:
+    """The tokens two lines must share to count as the same fact."""
+    t = _dates_canonical(text)
+    t = _CLOCK.sub(r"\1:\2", t)
+
+    def unit(m: re.Match[str]) -> str:
+        u = UNITS.get(m.group(2).lower())
+        return f"{m.group(1).replace(',', '.')}{u}" if u else m.group(0)
+
+    t = _NUM_UNIT.sub(unit, t)
+    out = []
+    for w in words(t):
+        w = strip_accents(w.lower()).replace("’", "'")
+        if w.endswith("n't"):
+            out.extend([w[:-3], "not"])
+            continue
+        w = _NUMBER_WORDS.get(w, w)
+        w = spelling(w)
+        if w in _DROP:
+            continue
+        out.append(w)
+    return tuple(out)
+
+
+def _subsequence(small: tuple[str, ...], big: tuple[str, ...]) -> list[str] | None:
+    """The tokens ``big`` adds around ``small`` kept in order, or None when
+    ``small`` is not a subsequence of it."""
+    extra, i = [], 0
+    for w in big:
+        if i < len(small) and w == small[i]:
+            i += 1
+        else:
+            extra.append(w)
+    return extra if i == len(small) else None
+
+
+def same_fact(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two normalized lines say the same fact (one may add a detail)."""
+    if a == b:
+        return True
+    small, big = (a, b) if len(a) <= len(b) else (b, a)
+    if len(small) < 3:
+        return False
+    extra = _subsequence(small, big)
+    if extra is not None:
+        # "… in Vienna" / "… in Vienna, Austria"; "(confirmed by her GP)": one more detail.
+        # Not when the extra words negate or change it ("not", "no longer", a new number).
+        return (len(extra) <= max(6, len(small)) and not NEGATIONS & set(extra)
+                and small[:2] == big[:2])
+    sa, sb = set(a), set(b)
+    digits_a = {w for w in sa if any(c.isdigit() for c in w)}
+    digits_b = {w for w in sb if any(c.isdigit() for c in w)}
+    if digits_a != digits_b or (NEGATIONS & sa) != (NEGATIONS & sb):
+        return False
+    # Nearly the same words, and what differs carries no content ("prefers tea over
+    # coffee" / "prefers tea to coffee"): a content word that differs is another fact.
+    return len(sa & sb) / len(sa | sb) >= 0.85 and (sa ^ sb) <= STOP
+
+
+def more_informative(a: str, b: str) -> bool:
+    """Whether line ``a`` says at least what ``b`` says (``a`` is the one to keep)."""
+    na, nb = normalize(a), normalize(b)
+    return len(na) > len(nb) and _subsequence(nb, na) is not None
+
+
+# -- classes ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Kind:
+    cls: str  # durable | time-bound | note
+    why: str
+
+
+def classify(text: str, timed: when.Timed, claims: list[Claim] | None = None) -> Kind:
+    """Durable, time-bound or note (see the module docstring); ``claims``: the
+    line's claims when the caller has them."""
+    claims = claims if claims is not None else claims_of(text)
+    attribute = durable_attribute(text, claims)
+    if timed.recurring:
+        return Kind(DURABLE, "recurring" if not attribute else attribute)
+    if attribute and not timed.currently:
+        return Kind(DURABLE, attribute)
+    if timed.time_bound:
+        return Kind(TIME_BOUND, "currently" if timed.currently and not timed.dated else "dated")
+    if timed.written_past and not any(c.attribute and not c.event for c in claims):
+        return Kind(NOTE, "an episode in the past tense")
+    return Kind(DURABLE, "a statement in the present tense")
+
+
+# -- themes for moving lines out of MEMORY.md ------------------------------------------------------
+THEMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(p, re.I)) for name, p in (
+    ("reading", r"\b(?:read|reading|book|books|novel|author|Buch|Bücher|gelesen|liest|Roman)\b"),
+    ("films", r"\b(?:watched|watching|film|films|movie|movies|cinema|series|episode|Kino|Serie|"
+              r"geschaut|gesehen)\b"),
+    ("food", r"\b(?:dinner|lunch|breakfast|brunch|restaurant|cafe|café|cooked|cooking|ate|recipe|"
+             r"dish|bakery|Abendessen|Mittagessen|gekocht|gegessen|Rezept)\b"),
+    ("travel", r"\b(?:trip|flew|flight|flying|visited|holiday|vacation|hotel|travel\w*|journey|"
+               r"Urlaub|Reise|geflogen|Flug)\b"),
+    ("health", r"\b(?:doctor|dentist|GP|appointment|surgery|sick|hospital|physio\w*|therapy|"
+               r"vaccin\w*|Arzt|Zahnarzt|Termin|krank)\b"),
+    ("work", r"\b(?:meeting|interview|conference|talk|project|deadline|colleague|client|office|"
+             r"Besprechung|Konferenz|Projekt)\b"),
+    ("sport", r"\b(?:ran|race|marathon|gym|match|training|hike|hiked|climb\w*|swim\w*|cycl\w*|"
+              r"Lauf|Training|Spiel)\b"),
+    ("music", r"\b(?:concert|album|band|gig|song|playlist|Konzert)\b"),
+    ("events", r"\b(?:party|wedding|festival|celebrat\w*|Feier|Hochzeit)\b"),
+))
+
+
+def theme_of(text: str) -> str:
+    """The topic a line moves to when MEMORY.md is full (``notes`` when none fits)."""
+    for name, pattern in THEMES:
+        if pattern.search(text):
+            return name
+    return "notes"

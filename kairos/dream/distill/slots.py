@@ -1,0 +1,143 @@
+"""Subjects and attributes: when a newer line updates an older one.
+
+A line is read into *claims*: who or what it is about (the subject: "Mia",
+"Mia's dog", "I", "the project deadline", "Jonas' Team"), which attribute
+of it (where they live, who employs them, what they are called, a quantity
+with its unit, a value class such as the phone or the operating system they
+use, a ``Key:`` …), the value, and whether it is negated ("no longer",
+"not … anymore", "quit", "kein … mehr", "aufgehört") or marks a change
+("now", "switched to", "moved to", "jetzt", "inzwischen", "umgestiegen").
+
+:func:`is_update` says ``"update"`` when a newer line replaces an older one
+about the same subject *and* the same attribute — a new value of a
+single-valued attribute, a negation of what the older said, a reversal of a
+negation, a switch within one class of things — and ``"coexist"`` otherwise:
+different attributes of one subject ("Mia's dog is called Bruno" / "Mia's
+dog is a beagle"), many-valued attributes (allergies, languages, pets,
+hobbies, ``Pet:``), two dated past events, or a line that says "also".
+
+The same detector decides supersession in the rules distiller and checks a
+"superseded by" reason in the guards, for every distiller.  Lexicons, not a
+model: what it does not recognise it leaves as coexisting, so an unknown
+attribute never loses a fact.  English and German.  Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from kairos.dream.distill.claims import Claim, claims_of
+from kairos.dream.distill.lexicon import (
+    DURABLE_ATTRIBUTES,
+    GONE,
+)
+from kairos.dream.distill.words import stem
+
+
+def _same_subject(a: Claim, b: Claim) -> bool:
+    return bool(a.subjects & b.subjects)
+
+
+def _overlap(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> bool:
+    return bool({w for w in a if len(w) > 2} & {w for w in b if len(w) > 2})
+
+
+def _frame_differs_in_slot(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Same frame, another value: "dark mode in every app" / "light mode in every app"."""
+    common = set(a) & set(b)
+    if not {w for w in common if len(w) > 2}:
+        return False
+    da, db = [w for w in a if w not in common], [w for w in b if w not in common]
+    return 0 < len(da) <= 2 and 0 < len(db) <= 2
+
+
+def decide(older: Claim, newer: Claim) -> bool:
+    """Whether the newer claim replaces the older one."""
+    if newer.added and not newer.change and not newer.negated:
+        return False
+    if older.dated_past and newer.dated_past:
+        return False  # two events in history: both stay true
+    same = _same_subject(older, newer)
+    owned = older.owner is not None and older.owner in newer.subjects
+    # "Mia's cat Luna died" ends "Mia has a cat called Luna" and "Mia's cat is a tabby".
+    if newer.negated and newer.owner is not None and newer.owner in older.subjects and \
+            GONE.search(newer.text) and _overlap(newer.negates, older.content | frozenset(
+                stem(w) for w in older.value)):
+        return True
+    if same and newer.negated and GONE.search(newer.text) and not older.negated and not older.past:
+        return True  # what was true of it stays history: "Mia's father was a teacher"
+    if not same and not owned:
+        return False
+    o_all = older.content | frozenset(older.value) | frozenset(stem(w) for w in older.value)
+    n_obj = newer.content - {newer.verb}
+    n_neg = (newer.negates or newer.content) - {newer.verb}
+    if same and older.attribute and older.attribute == newer.attribute:
+        if older.many:
+            if older.attribute in ("preference",) or older.attribute.startswith("key:"):
+                if older.negated != newer.negated and set(older.frame) == set(newer.frame):
+                    return True
+                return _frame_differs_in_slot(older.frame, newer.frame) and not newer.added
+            return older.negated != newer.negated and (
+                set(older.value) == set(newer.value) or _overlap(set(older.value), set(newer.value)))
+        if older.negated != newer.negated:
+            return True
+        return older.value != newer.value and bool(newer.value)
+    # A negation of what the older said: "no longer drinks coffee", "sold her Golf", "quit smoking".
+    if newer.negated and not older.negated and not newer.dated_past:
+        heads = frozenset(stem(w) for s in older.subjects if "'s " in s for w in s.split("'s ", 1)[1].split())
+        if _overlap(o_all, n_neg) or (owned and _overlap(heads, n_neg)):
+            return True
+    # A reversal of a negation: "doesn't drink alcohol" -> "drinks wine again".
+    if older.negated and not newer.negated and same and older.verb and (
+            newer.verb == older.verb or older.verb in newer.content) and (
+            newer.again or newer.change or _overlap(older.content - {older.verb}, n_obj)):
+        return True
+    # A switch within one class: "uses an iPhone 12" -> "switched to a Pixel 8".
+    if same and newer.change and older.classes & newer.classes - {"commute", "language"} and \
+            (older.attribute or "").split(":")[0] in {"uses", "car", "possession", "switched", "",
+                                                      (newer.attribute or "").split(":")[0]}:
+        return True
+    # "drinks oat lattes" -> "switched to flat whites": a switch from what one uses or consumes,
+    # unless the two are known to be of different classes.
+    if same and newer.attribute in ("switched",) or (same and newer.attribute and
+                                                     newer.attribute.startswith("uses:") and newer.change):
+        if older.verb in _USE_VERBS and not older.negated and not older.added and \
+                not (older.classes and newer.classes and not older.classes & newer.classes) and \
+                not (older.attribute or "").startswith(("uses-for", "key:")):
+            return True
+    # Same frame, a new value, and the newer says it changed: "switched to almond milk in her coffee".
+    if same and newer.change and not newer.added and older.attribute not in ("home", "employer") and \
+            _frame_differs_in_slot(tuple(stem(w) for w in older.value),
+                                   tuple(stem(w) for w in newer.value)) and \
+            (older.attribute == newer.attribute or newer.attribute in (None, "switched") or
+             older.attribute is None):
+        return True
+    # Single-valued attributes worded differently on the two sides.
+    return False
+
+
+# What one uses or consumes: "drinks oat lattes" -> "switched to flat whites".
+_USE_VERBS = frozenset({"us", "use", "drink", "eat", "nutz", "trink", "ess", "verwend"})
+
+
+def is_update(older: str, newer: str, names: frozenset[str] = frozenset()) -> str:
+    """``"update"`` when ``newer`` replaces ``older`` (same subject and
+    attribute), else ``"coexist"``."""
+    olds, news = claims_of(older, names), claims_of(newer, names)
+    for o in olds:
+        for n in news:
+            if decide(o, n):
+                return "update"
+    return "coexist"
+
+
+def durable_attribute(text: str, claims: list[Claim] | None = None) -> str | None:
+    """The durable attribute a line states, if any (home, employer, health …)."""
+    for c in claims if claims is not None else claims_of(text):
+        if c.attribute is None:
+            continue
+        base = c.attribute.split(":")[0]
+        if base in DURABLE_ATTRIBUTES or c.attribute.startswith(("favorite", "lieblings")):
+            return base
+    return None
+
+
+__all__ = ["Claim", "claims_of", "decide", "durable_attribute", "is_update"]

@@ -1,0 +1,200 @@
+"""Tense: which clauses of a line speak of the past, and putting one into the past tense.
+
+The time rules (:mod:`~kairos.dream.distill.when`) need two things of a sentence:
+whether the clause around a date speaks of the past ("started running in
+March" resolves backwards), and, once its time is over, the sentence in the
+past tense — one finite verb per clause: "is flying" → "flew", "has" →
+"had", "will start" → "started", "fliegt" → "flog", "macht" → "machte".
+What it cannot turn it leaves as it is.  English and German.  Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kairos.dream.distill.words import EN_VERB_FORMS, IRREGULAR_EN, PAST_DE
+
+_AUX_PAST_EN = {"was", "were", "had", "did"}
+_AUX_EN = {"is", "are", "am", "was", "were", "has", "have", "had", "will", "does", "do", "did",
+           "'s", "'re", "can", "could", "would", "should", "must", "may", "might"}
+_PARTICIPLE_DE = re.compile(r"^\w{0,7}ge\w{2,}(?:t|en)$|^\w{3,}iert$")
+_CLAUSE = re.compile(r"[;:!?]|\.(?:\s|$)|,\s+(?:but|and|sondern|aber|und|so)\b|\s+(?:but|sondern)\s")
+_TOKEN = re.compile(r"[\w'’-]+")
+
+
+def _clauses(text: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for m in _CLAUSE.finditer(text):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if text[a:b].strip()]
+
+
+def clause_of(text: str, pos: int) -> tuple[int, int]:
+    for a, b in _clauses(text):
+        if a <= pos < b:
+            return a, b
+    return 0, len(text)
+
+
+def _finite_en(tokens: list[re.Match[str]]) -> int | None:
+    """Index of the first finite verb of an English clause (after its subject)."""
+    for i, t in enumerate(tokens):
+        w = t.group(0).lower().replace("’", "'")
+        if i == 0 and w not in ("i", "we", "they", "he", "she", "you"):
+            continue
+        if w in _AUX_EN:
+            return i
+        prev = tokens[i - 1].group(0).lower() if i else ""
+        if prev.endswith(("'s", "s'", "’s")) or prev in ("a", "an", "the", "my", "his", "her", "their",
+                                                         "our", "your", "its"):
+            continue  # "Tom's work email", "a run": a noun here
+        if w in EN_VERB_FORMS and t.group(0)[0].islower():
+            base = EN_VERB_FORMS[w]
+            if w in (IRREGULAR_EN.get(base, ("", "", ""))[0], IRREGULAR_EN.get(base, ("", "", ""))[1],
+                     base):
+                return i
+        if re.fullmatch(r"[a-z]+ed", w) and i > 0:
+            return i
+    return None
+
+
+def _past_en(text: str, a: int, b: int) -> str | None:
+    tokens = list(_TOKEN.finditer(text, a, b))
+    i = _finite_en(tokens)
+    if i is None:
+        return None
+    t = tokens[i]
+    w = t.group(0).lower()
+    nxt = [x.group(0).lower() for x in tokens[i + 1:i + 4]]
+
+    def put(start: int, stop: int, word: str) -> str:
+        return text[:start] + word + text[stop:]
+
+    if w in ("is", "are", "am", "'s", "'re"):
+        be = "were" if w in ("are", "'re") else "was"
+        for j, nw in enumerate(nxt):
+            if nw.endswith("ing") and nw in EN_VERB_FORMS or (nw.endswith("ing") and len(nw) > 5):
+                verb_tok = tokens[i + 1 + j]
+                base = EN_VERB_FORMS.get(nw) or nw[:-3]
+                if base == "go" and tokens[i + 2 + j:i + 3 + j] and \
+                        tokens[i + 2 + j].group(0).lower() == "to" and tokens[i + 3 + j:i + 4 + j] and \
+                        tokens[i + 3 + j].group(0).lower() in EN_VERB_FORMS:
+                    # "is going to visit" -> "visited"
+                    inner = tokens[i + 3 + j]
+                    return put(t.start(), inner.end(), _past_of(inner.group(0).lower()))
+                if base == "get" and tokens[i + 2 + j:i + 3 + j]:
+                    return put(t.start(), verb_tok.end(), "got")
+                return put(t.start(), verb_tok.end(), _past_of(nw))
+            if nw not in ("currently", "also", "still", "now", "just", "finally", "probably"):
+                break
+        return put(t.start(), t.end(), be if t.group(0)[0].islower() else be.capitalize())
+    if w in ("has", "have"):
+        if nxt and (nxt[0].endswith("ed") or nxt[0] in ("been", "gone", "got", "made", "left")):
+            return None  # present perfect: already past
+        return put(t.start(), t.end(), "had")
+    if w == "will":
+        if nxt and nxt[0] == "be":
+            return put(t.start(), tokens[i + 1].end(), "was")
+        if nxt:
+            return put(t.start(), tokens[i + 1].end(), _past_of(nxt[0]))
+        return None
+    if w in _AUX_PAST_EN or w.endswith("ed"):
+        return None
+    if w in ("does", "do"):
+        return put(t.start(), t.end(), "did")
+    if w in EN_VERB_FORMS:
+        return put(t.start(), t.end(), _past_of(w))
+    return None
+
+
+def _past_of(word: str) -> str:
+    base = EN_VERB_FORMS.get(word)
+    if base is None:
+        if word.endswith("ing"):
+            base = word[:-3]
+        elif word.endswith("ies"):
+            base = word[:-3] + "y"
+        elif word.endswith(("sses", "shes", "ches", "xes", "zes")):
+            base = word[:-2]
+        elif word.endswith("s"):
+            base = word[:-1]
+        else:
+            base = word
+    if base in IRREGULAR_EN:
+        return IRREGULAR_EN[base][1]
+    if base.endswith("e"):
+        return base + "d"
+    if base.endswith("y") and base[-2:-1] not in ("a", "e", "o", "u"):
+        return base[:-1] + "ied"
+    return base + "ed"
+
+
+def _past_de(text: str, a: int, b: int) -> str | None:
+    tokens = list(_TOKEN.finditer(text, a, b))
+    words = [t.group(0) for t in tokens]
+    for i, t in enumerate(tokens):
+        w = t.group(0)
+        if i == 0 or not w[0].islower():
+            continue
+        if w in ("und", "nicht", "kein", "keine", "auch", "noch", "schon", "jetzt", "gern", "gerne"):
+            continue
+        if w in ("war", "waren", "hatte", "hatten", "wurde", "wurden"):
+            return None
+        if w in ("hat", "haben", "ist", "sind", "habe", "bin") and words and \
+                _PARTICIPLE_DE.match(words[-1]) and words[-1] != w:
+            return None  # Perfekt: already past
+        if w in PAST_DE:
+            return text[:t.start()] + PAST_DE[w] + text[t.end():]
+        if w.endswith(("et", "dt")):
+            return text[:t.start()] + w + "e" + text[t.end():]
+        if w.endswith("t") and len(w) > 3:
+            return text[:t.start()] + w + "e" + text[t.end():]
+        if w.endswith("en") and len(w) > 4:
+            return text[:t.start()] + w[:-2] + "ten" + text[t.end():]
+        return None
+    return None
+
+
+def clause_past(text: str, a: int, b: int, lang: str) -> bool:
+    """Whether a clause speaks of the past (its finite verb, or a perfect)."""
+    tokens = list(_TOKEN.finditer(text, a, b))
+    words = [t.group(0) for t in tokens]
+    lower = [w.lower() for w in words]
+    if lang == "de":
+        if any(w in ("war", "waren", "hatte", "hatten", "wurde", "wurden") for w in lower):
+            return True
+        if set(PAST_DE.values()) & set(lower[1:]) - {"war", "hatte"}:
+            return True
+        if any(w in ("hat", "haben", "ist", "sind", "habe", "bin") for w in lower) and words and \
+                _PARTICIPLE_DE.match(lower[-1]):
+            return True
+        return False
+    i = _finite_en(tokens)
+    if i is None:
+        return False
+    w = lower[i]
+    if w in _AUX_PAST_EN:
+        return True
+    if w in ("has", "have") and i + 1 < len(lower) and (
+            lower[i + 1].endswith("ed") or lower[i + 1] in ("been", "gone", "got", "made", "left",
+                                                           "had", "bought", "sold", "begun")):
+        return True
+    if w.endswith("ed"):
+        return True
+    base = EN_VERB_FORMS.get(w)
+    return bool(base and base in IRREGULAR_EN and IRREGULAR_EN[base][1] == w
+                and IRREGULAR_EN[base][0] != w and base != w)
+
+
+def past_tense(text: str, lang: str, clauses: list[tuple[int, int]] | None = None) -> str:
+    """Put the clauses (all of the text when None) into the past tense, one
+    finite verb each; what the rules cannot turn is left as it is."""
+    spans = sorted(set(clauses or [(0, len(text))]), reverse=True)
+    out = text
+    for a, b in spans:
+        changed = (_past_de if lang == "de" else _past_en)(out, a, b)
+        if changed is not None:
+            out = changed
+    return out

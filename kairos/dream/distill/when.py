@@ -1,0 +1,647 @@
+"""The time rules: what a line's time words mean, read in the user's timezone.
+
+``resolve(text, written, now, tz)`` reads the time a line refers to against
+the moment it was *written* (the source event's time, in the user's
+timezone) and returns it with relative time made absolute ("tomorrow" → "on
+5 May 2026", "nächste Woche" → "in der Woche vom 11. Mai 2026", "in July" →
+"in July 2026") and, once the time is over at ``now``, in the past tense.
+
+The rules, in short (docs/dream.md has them in full):
+
+- Relative words are resolved against the local date of writing: today,
+  tonight, tomorrow, the day after tomorrow, yesterday, next/this/last week,
+  month and year, next/this/last/on <weekday>, this/next weekend, in N days
+  (weeks, months), N days ago; in German heute, morgen, übermorgen, gestern,
+  vorgestern, nächste/diese/letzte Woche, nächsten/diesen/letzten Monat,
+  am/nächsten/letzten <Wochentag>, in N Tagen, vor N Tagen.
+- A month or a day without a year ("in July", "14 July", "July 14",
+  "im Juli", "2. März", "am 14.7.") takes the year that makes it the next
+  one on or after the writing date, or, in a sentence in the past tense
+  ("started running in March", written in May), the last one on or before.
+- Recurring dates stay without a year and never take the past tense:
+  birthdays, anniversaries (Geburtstag, Hochzeitstag …) and lines that say
+  "every …", "on Tuesdays", "jeden …", "montags".
+- Dates that carry a year (ISO ``2026-07-14``, "14 July 2026",
+  "14.07.2026", "July 2026") are not rewritten, but they age like the rest.
+- A statement about a time that is over at ``now`` takes the past tense;
+  one that was already past when written ("ran the marathon on 26 April")
+  keeps its words.
+
+The text is always derived from the *original* words and the original time,
+so the tense follows the date of each dream and is never frozen by an
+earlier rewrite.  Deterministic; no I/O.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, tzinfo
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from kairos.dream.distill.tense import clause_of, clause_past, past_tense
+from kairos.dream.distill.words import is_german
+
+MONTHS_EN = list(calendar.month_name)[1:]
+MONTHS_DE = ["Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August",
+             "September", "Oktober", "November", "Dezember"]
+WEEKDAYS_EN = list(calendar.day_name)
+WEEKDAYS_DE = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
+_ABBR_EN = {m[:3]: i for i, m in enumerate(MONTHS_EN)} | {"Sept": 8}
+_MONTH_INDEX = {m: i for i, m in enumerate(MONTHS_EN)} | {m: i for i, m in enumerate(MONTHS_DE)} | {
+    "Maerz": 2, "Jänner": 0} | _ABBR_EN
+_M_EN = "|".join(MONTHS_EN + sorted(_ABBR_EN, key=len, reverse=True))
+_M_DE = "|".join(MONTHS_DE + ["Maerz", "Jänner"])
+_M_ANY = "|".join(dict.fromkeys(MONTHS_EN + MONTHS_DE + ["Maerz", "Jänner"]))
+_WD_EN = "|".join(WEEKDAYS_EN)
+_WD_DE = "|".join(WEEKDAYS_DE)
+_NUM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+              "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+              "einem": 1, "einer": 1, "ein": 1, "eine": 1, "zwei": 2, "drei": 3, "vier": 4,
+              "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10}
+_NUM = r"(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_NUM_DE = r"(\d{1,3}|einem|einer|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn)"
+_PART_EN = r"(?: (morning|afternoon|evening|night))?"
+_PART_DE = r"(?: (früh|Früh|Morgen|Vormittag|Mittag|Nachmittag|Abend|Nacht))?"
+_PART_WORDS_DE = {"früh": "früh", "morgen": "am Morgen", "vormittag": "am Vormittag",
+                  "mittag": "am Mittag", "nachmittag": "am Nachmittag", "abend": "am Abend",
+                  "nacht": "in der Nacht"}
+
+# Recurring: the line names a habit or a yearly date, so its dates carry no year.
+RECURRING = re.compile(
+    rf"\bevery\b|\beach (?:day|week|month|year|morning|evening|night|{_WD_EN})\b"
+    rf"|\b(?:{'|'.join(d + 's' for d in WEEKDAYS_EN)}|weekends|weekdays|mornings|evenings|nights)\b"
+    r"|\b(?:daily|weekly|monthly|yearly|annually|usually|always|often|regularly)\b"
+    r"|\bjede[nrsm]?\b|\b(?:montags|dienstags|mittwochs|donnerstags|freitags|samstags|sonntags"
+    r"|morgens|abends|mittags|nachts|wochentags|werktags|täglich|wöchentlich|monatlich|jährlich"
+    r"|immer|regelmäßig|meistens)\b", re.I)
+ANNUAL = re.compile(
+    r"\b(?:birthday|anniversary|name day|Geburtstag|Hochzeitstag|Jahrestag|Namenstag)\b"
+    r"(?!\s*(?:party|parties|dinner|lunch|trip|celebration|present|gift|cake|Feier|Party|Essen"
+    r"|Geschenk|Reise))", re.I)
+# Undated but time-bound: true now, not for good.
+CURRENTLY = re.compile(r"\b(?:currently|at the moment|right now|for now|these days|temporarily"
+                       r"|zurzeit|derzeit|gerade|momentan|im Moment|vorübergehend)\b", re.I)
+
+
+# A date after these words is where something was moved to: ahead, whatever the tense.
+TARGET = re.compile(r"\b(?:moved|postponed|pushed|rescheduled|changed|delayed|brought forward|"
+                    r"verschoben|verlegt|geändert)(?: back)? (?:to|until|till|auf|nach)\s*(?:on |am )?$",
+                    re.I)
+
+
+# Quoted titles keep their words: 'Tomorrow, and Tomorrow, and Tomorrow' names no day.
+QUOTED = re.compile(r"(?<![\w])'[^']{2,80}'(?![\w])|\"[^\"]{2,80}\"|“[^”]{2,80}”|„[^“]{2,80}“|«[^»]{2,80}»")
+
+
+# A cheap first look: a line none of whose words could name a time has no mentions.
+MAYBE_TIME = re.compile(
+    rf"\b(?:{_M_ANY}|{_WD_EN}|{_WD_DE}|{'|'.join(_ABBR_EN)})\b|\d{{4}}-\d\d|\d{{1,2}}\.\d{{1,2}}\."
+    r"|\b(?:today|tonight|tomorrow|yesterday|next|this|last|ago|in (?:\d+|a|an|one|two|three|four|"
+    r"five|six|seven|eight|nine|ten|eleven|twelve) (?:days?|weeks?|months?)|heute|morgen|übermorgen|"
+    r"gestern|vorgestern|nächste\w*|kommende\w*|diese\w*|letzte\w*|vergangene\w*|in \w+ (?:Tagen?|"
+    r"Wochen?|Monaten?)|vor \w+ (?:Tagen?|Wochen?)|Anfang|Mitte|Ende)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A time expression found in a line."""
+
+    start: int
+    stop: int
+    first: date
+    last: date
+    grain: str  # day | week | weekend | month | year
+    relative: bool  # its words depend on when they were written
+    lang: str  # "en" or "de"
+    replacement: str  # the absolute wording ("" when the words are kept)
+
+
+@dataclass(frozen=True)
+class Timed:
+    """A line read by the time rules."""
+
+    text: str  # the line as of ``now``: absolute dates, past tense when over
+    absolute: str  # the line with absolute dates, tense unchanged
+    mentions: tuple[Mention, ...] = ()
+    recurring: bool = False  # a habit or a yearly date: ages never
+    written_past: bool = False  # the statement was about the past when written
+    currently: bool = False  # "currently …": true for now, undated
+    end: date | None = None  # the last day it refers to (None: no date, or recurring)
+    over: bool = False  # end is before the local date of ``now``
+    dates: frozenset[date] = field(default_factory=frozenset)  # every day it names
+
+    @property
+    def dated(self) -> bool:
+        return self.end is not None
+
+    @property
+    def time_bound(self) -> bool:
+        """About a time that will pass: a dated plan, trip or appointment, or
+        something true "currently" — what the TTL may archive."""
+        return (self.dated and not self.written_past) or self.currently
+
+
+def zone(name: str | None) -> tzinfo:
+    """The timezone of an IANA name (UTC for None or an unknown name)."""
+    if name:
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            pass
+    return ZoneInfo("UTC")
+
+
+TZ_LINE = re.compile(r"\b(?:time ?zone|tz|zeitzone)\s*[:=]\s*([A-Za-z]+(?:/[A-Za-z0-9_+-]+){1,2}|UTC)",
+                     re.I)
+
+
+def timezone_in(text: str) -> str | None:
+    """The IANA timezone a line names ("timezone: Europe/Berlin", "Time zone:
+    Europe/Oslo."), if it is a real one."""
+    m = TZ_LINE.search(text)
+    if not m:
+        return None
+    name = m.group(1)
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+    return name
+
+
+def local_day(moment: datetime, tz: tzinfo) -> date:
+    return moment.astimezone(tz).date()
+
+
+# -- formatting ---------------------------------------------------------------------------------
+def fmt_day(d: date, lang: str) -> str:
+    return f"{d.day}. {MONTHS_DE[d.month - 1]} {d.year}" if lang == "de" else \
+        f"{d.day} {MONTHS_EN[d.month - 1]} {d.year}"
+
+
+def fmt_month(year: int, month: int, lang: str) -> str:
+    return f"{(MONTHS_DE if lang == 'de' else MONTHS_EN)[month - 1]} {year}"
+
+
+@lru_cache(maxsize=4096)
+def date_forms(d: date) -> frozenset[str]:
+    """The spellings of a day a line may use (for the faithfulness check)."""
+    return frozenset({str(d.day), f"{d.day:02d}", str(d.year), str(d.month), f"{d.month:02d}",
+                      MONTHS_EN[d.month - 1], MONTHS_DE[d.month - 1], WEEKDAYS_EN[d.weekday()],
+                      WEEKDAYS_DE[d.weekday()], d.isoformat(), f"{d.day:02d}.{d.month:02d}.{d.year}",
+                      f"{d.day}.{d.month}.{d.year}", MONTHS_EN[d.month - 1][:3]})
+
+
+# -- finding time expressions ----------------------------------------------------------------------
+def _end_of_month(year: int, month: int) -> date:
+    return date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _add_months(year: int, month: int, n: int) -> tuple[int, int]:
+    k = year * 12 + (month - 1) + n
+    return k // 12, k % 12 + 1
+
+
+def _monday(d: date) -> date:
+    return d - timedelta(days=d.weekday())
+
+
+def _safe_date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+_Finder = Callable[[re.Match[str], date, bool], "Mention | None"]
+
+
+class _Rules:
+    """The patterns, each with how it resolves.  Order matters: a longer or
+    more specific expression is tried before a shorter one it contains."""
+
+    def __init__(self) -> None:
+        self.rules: list[tuple[re.Pattern[str], _Finder]] = []
+
+    def add(self, pattern: str, flags: int = 0) -> Callable[[_Finder], _Finder]:
+        def deco(fn: _Finder) -> _Finder:
+            self.rules.append((re.compile(pattern, flags), fn))
+            return fn
+        return deco
+
+
+R = _Rules()
+
+
+def _day(m: re.Match[str], d: date, lang: str, *, relative: bool = True, part: str | None = None,
+         prep: bool = True) -> Mention:
+    if lang == "de":
+        words = f"am {fmt_day(d, 'de')}" if prep else fmt_day(d, "de")
+        if part:
+            words += " " + _PART_WORDS_DE.get(part.lower(), part)
+    else:
+        core = f"the {part} of {fmt_day(d, 'en')}" if part else fmt_day(d, "en")
+        words = f"on {core}" if prep else core
+    return Mention(m.start(), m.end(), d, d, "day", relative, lang, words if relative else "")
+
+
+def _week(m: re.Match[str], monday: date, lang: str) -> Mention:
+    words = f"in der Woche vom {fmt_day(monday, 'de')}" if lang == "de" else \
+        f"in the week of {fmt_day(monday, 'en')}"
+    return Mention(m.start(), m.end(), monday, monday + timedelta(days=6), "week", True, lang, words)
+
+
+def _month(m: re.Match[str], year: int, month: int, lang: str, *, prep: str | None = None) -> Mention:
+    p = prep if prep is not None else ("im" if lang == "de" else "in")
+    words = f"{p} {fmt_month(year, month, lang)}".strip()
+    return Mention(m.start(), m.end(), date(year, month, 1), _end_of_month(year, month), "month",
+                   True, lang, words)
+
+
+def _weekday_ahead(d: date, target: int, *, strict: bool = True) -> date:
+    ahead = (target - d.weekday()) % 7
+    if ahead == 0 and strict:
+        ahead = 7
+    return d + timedelta(days=ahead)
+
+
+def _next_week_day(d: date, target: int) -> date:
+    """"next Thursday": that day of the next calendar week (Monday to Sunday),
+    so written on a Tuesday it is nine days ahead, not two ("this Thursday")."""
+    return _monday(d) + timedelta(days=7 + target)
+
+
+def _weekday_back(d: date, target: int) -> date:
+    back = (d.weekday() - target) % 7 or 7
+    return d - timedelta(days=back)
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _NUM_WORDS[word.lower()]
+
+
+# Absolute dates with a year: kept as written, but they age.
+@R.add(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+def _iso(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    day = _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    return None if day is None else Mention(m.start(), m.end(), day, day, "day", False, "en", "")
+
+
+@R.add(rf"\b(?:(?:{_WD_EN}|{_WD_DE}),? )?(\d{{1,2}})(?:st|nd|rd|th|\.)? ?(?:of )?({_M_ANY}),? (\d{{4}})\b")
+def _dmy(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    day = _safe_date(int(m.group(3)), _MONTH_INDEX[m.group(2)] + 1, int(m.group(1)))
+    return None if day is None else Mention(m.start(), m.end(), day, day, "day", False, "en", "")
+
+
+@R.add(rf"\b({_M_EN}) (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b")
+def _mdy(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    day = _safe_date(int(m.group(3)), _MONTH_INDEX[m.group(1)] + 1, int(m.group(2)))
+    return None if day is None else Mention(m.start(), m.end(), day, day, "day", False, "en", "")
+
+
+@R.add(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b")
+def _dmy_numeric(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    day = _safe_date(int(m.group(3)), int(m.group(2)), int(m.group(1)))
+    return None if day is None else Mention(m.start(), m.end(), day, day, "day", False, "de", "")
+
+
+@R.add(rf"\b({_M_ANY}) (\d{{4}})\b")
+def _month_year(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    month = _MONTH_INDEX[m.group(1)] + 1
+    year = int(m.group(2))
+    return Mention(m.start(), m.end(), date(year, month, 1), _end_of_month(year, month), "month",
+                   False, "en", "")
+
+
+# English relative days.
+@R.add(r"\b(?:the )?day after tomorrow\b" + _PART_EN, re.I)
+def _overmorrow(m: re.Match[str], d: date, past: bool) -> Mention:
+    return _day(m, d + timedelta(days=2), "en", part=m.group(1))
+
+
+@R.add(r"\b(?:the )?day before yesterday\b" + _PART_EN, re.I)
+def _ereyesterday(m: re.Match[str], d: date, past: bool) -> Mention:
+    return _day(m, d - timedelta(days=2), "en", part=m.group(1))
+
+
+@R.add(r"\btomorrow\b" + _PART_EN, re.I)
+def _tomorrow(m: re.Match[str], d: date, past: bool) -> Mention:
+    return _day(m, d + timedelta(days=1), "en", part=m.group(1))
+
+
+@R.add(r"\byesterday\b" + _PART_EN, re.I)
+def _yesterday(m: re.Match[str], d: date, past: bool) -> Mention:
+    return _day(m, d - timedelta(days=1), "en", part=m.group(1))
+
+
+@R.add(r"\btoday\b|\btonight\b|\bthis (morning|afternoon|evening)\b", re.I)
+def _today(m: re.Match[str], d: date, past: bool) -> Mention:
+    part = m.group(1) or ("evening" if m.group(0).lower() == "tonight" else None)
+    return _day(m, d, "en", part=part)
+
+
+@R.add(rf"\b(?:(next|this coming|this|last|on) )?({_WD_EN})\b(?!,? ?\d)")
+def _weekday(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    which = (m.group(1) or "").lower()
+    target = WEEKDAYS_EN.index(m.group(2))
+    before = m.string[:m.start()].rstrip().lower()
+    if not which and not re.search(r"\b(?:is|are|was|were|by|until|till|from|since|before|after)$",
+                                   before):
+        return None  # a bare weekday ("Friday evening plans") names no day for sure
+    if which == "last" or (past and which in ("", "on")):
+        day = _weekday_back(d, target)
+    elif which == "this":
+        day = _weekday_ahead(d, target, strict=False)
+    elif which == "next":
+        day = _next_week_day(d, target)
+    else:
+        day = _weekday_ahead(d, target)
+    prep = which == "on" or not re.search(r"\b(?:by|until|till|from|since|before|after)$", before)
+    return _day(m, day, "en", prep=prep)
+
+
+@R.add(r"\b(next|this|last) (week|month|year|weekend)\b", re.I)
+def _next_unit(m: re.Match[str], d: date, past: bool) -> Mention:
+    which, unit = m.group(1).lower(), m.group(2).lower()
+    n = {"next": 1, "this": 0, "last": -1}[which]
+    if unit == "week":
+        return _week(m, _monday(d) + timedelta(days=7 * n), "en")
+    if unit == "weekend":
+        saturday = _monday(d) + timedelta(days=5 + 7 * n)
+        return Mention(m.start(), m.end(), saturday, saturday + timedelta(days=1), "weekend", True,
+                       "en", f"on the weekend of {fmt_day(saturday, 'en')}")
+    if unit == "month":
+        year, month = _add_months(d.year, d.month, n)
+        return _month(m, year, month, "en")
+    return Mention(m.start(), m.end(), date(d.year + n, 1, 1), date(d.year + n, 12, 31), "year", True,
+                   "en", f"in {d.year + n}")
+
+
+@R.add(rf"\bin {_NUM} (day|days|week|weeks|month|months)\b", re.I)
+def _in_n(m: re.Match[str], d: date, past: bool) -> Mention:
+    n, unit = _count(m.group(1)), m.group(2).lower()
+    if unit.startswith("day"):
+        return _day(m, d + timedelta(days=n), "en")
+    if unit.startswith("week"):
+        return _week(m, _monday(d + timedelta(days=7 * n)), "en")
+    year, month = _add_months(d.year, d.month, n)
+    return _month(m, year, month, "en")
+
+
+@R.add(rf"\b{_NUM} (day|days|week|weeks) ago\b", re.I)
+def _ago(m: re.Match[str], d: date, past: bool) -> Mention:
+    n, unit = _count(m.group(1)), m.group(2).lower()
+    if unit.startswith("day"):
+        return _day(m, d - timedelta(days=n), "en")
+    return _week(m, _monday(d - timedelta(days=7 * n)), "en")
+
+
+# German relative days.
+@R.add(r"\bübermorgen\b" + _PART_DE)
+def _uebermorgen(m: re.Match[str], d: date, past: bool) -> Mention:
+    return _day(m, d + timedelta(days=2), "de", part=m.group(1))
+
+
+@R.add(r"\bvorgestern\b" + _PART_DE)
+def _vorgestern(m: re.Match[str], d: date, past: bool) -> Mention:
+    return _day(m, d - timedelta(days=2), "de", part=m.group(1))
+
+
+@R.add(r"\bmorgen\b" + _PART_DE)
+def _morgen(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    return _day(m, d + timedelta(days=1), "de", part=m.group(1))
+
+
+@R.add(r"\bgestern\b" + _PART_DE)
+def _gestern(m: re.Match[str], d: date, past: bool) -> Mention:
+    return _day(m, d - timedelta(days=1), "de", part=m.group(1))
+
+
+@R.add(r"\b[Hh]eute\b" + _PART_DE)
+def _heute(m: re.Match[str], d: date, past: bool) -> Mention:
+    return _day(m, d, "de", part=m.group(1))
+
+
+@R.add(r"\b(nächste|nächster|nächsten|kommende|kommenden|diese|dieser|diesen|letzte|letzten"
+       r"|vergangene|vergangenen) (Woche|Monat|Jahr|Wochenende)\b", re.I)
+def _naechste(m: re.Match[str], d: date, past: bool) -> Mention:
+    which, unit = m.group(1).lower(), m.group(2).lower()
+    n = 1 if which.startswith(("nächst", "kommend")) else 0 if which.startswith("dies") else -1
+    if unit == "woche":
+        return _week(m, _monday(d) + timedelta(days=7 * n), "de")
+    if unit == "wochenende":
+        saturday = _monday(d) + timedelta(days=5 + 7 * n)
+        return Mention(m.start(), m.end(), saturday, saturday + timedelta(days=1), "weekend", True,
+                       "de", f"am Wochenende vom {fmt_day(saturday, 'de')}")
+    if unit == "monat":
+        year, month = _add_months(d.year, d.month, n)
+        return _month(m, year, month, "de")
+    return Mention(m.start(), m.end(), date(d.year + n, 1, 1), date(d.year + n, 12, 31), "year", True,
+                   "de", f"im Jahr {d.year + n}")
+
+
+@R.add(rf"\b(?:(am|nächsten|kommenden|diesen|letzten) )({_WD_DE})\b")
+def _wochentag(m: re.Match[str], d: date, past: bool) -> Mention:
+    which = m.group(1).lower()
+    target = WEEKDAYS_DE.index(m.group(2))
+    if which == "letzten" or (past and which == "am"):
+        day = _weekday_back(d, target)
+    elif which == "diesen":
+        day = _weekday_ahead(d, target, strict=False)
+    elif which in ("nächsten", "kommenden"):
+        day = _next_week_day(d, target)
+    else:
+        day = _weekday_ahead(d, target)
+    return _day(m, day, "de")
+
+
+@R.add(rf"\bin {_NUM_DE} (Tag|Tagen|Woche|Wochen|Monat|Monaten)\b")
+def _in_n_de(m: re.Match[str], d: date, past: bool) -> Mention:
+    n, unit = _count(m.group(1)), m.group(2).lower()
+    if unit.startswith("tag"):
+        return _day(m, d + timedelta(days=n), "de")
+    if unit.startswith("woche"):
+        return _week(m, _monday(d + timedelta(days=7 * n)), "de")
+    year, month = _add_months(d.year, d.month, n)
+    return _month(m, year, month, "de")
+
+
+@R.add(rf"\bvor {_NUM_DE} (Tag|Tagen|Woche|Wochen)\b")
+def _vor_n(m: re.Match[str], d: date, past: bool) -> Mention:
+    n, unit = _count(m.group(1)), m.group(2).lower()
+    if unit.startswith("tag"):
+        return _day(m, d - timedelta(days=n), "de")
+    return _week(m, _monday(d - timedelta(days=7 * n)), "de")
+
+
+# Days and months without a year.
+def _year_for(d: date, month: int, day: int, past: bool) -> int:
+    if past:
+        return d.year if (month, day) <= (d.month, d.day) else d.year - 1
+    return d.year if (month, day) >= (d.month, d.day) else d.year + 1
+
+
+@R.add(rf"\b(?:(?:{_WD_EN}|{_WD_DE}),? )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_M_EN})\b")
+def _dm_en(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    month, day = _MONTH_INDEX[m.group(2)] + 1, int(m.group(1))
+    found = _safe_date(_year_for(d, month, day, past), month, day)
+    if found is None:
+        return None
+    return Mention(m.start(), m.end(), found, found, "day", True, "en", f"{m.group(0)} {found.year}")
+
+
+@R.add(rf"\b({_M_EN}) (\d{{1,2}})(?:st|nd|rd|th)?\b(?!:|\.\d)")
+def _md_en(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    month, day = _MONTH_INDEX[m.group(1)] + 1, int(m.group(2))
+    found = _safe_date(_year_for(d, month, day, past), month, day)
+    if found is None:
+        return None
+    return Mention(m.start(), m.end(), found, found, "day", True, "en", f"{m.group(0)}, {found.year}")
+
+
+@R.add(rf"\b(?:(?:{_WD_DE}),? )?(\d{{1,2}})\. ?({_M_DE})\b")
+def _dm_de(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    month, day = _MONTH_INDEX[m.group(2)] + 1, int(m.group(1))
+    found = _safe_date(_year_for(d, month, day, past), month, day)
+    if found is None:
+        return None
+    return Mention(m.start(), m.end(), found, found, "day", True, "de", f"{m.group(0)} {found.year}")
+
+
+@R.add(r"\b(\d{1,2})\.(\d{1,2})\.(?!\d)")
+def _dm_numeric(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    month, day = int(m.group(2)), int(m.group(1))
+    if not 1 <= month <= 12:
+        return None
+    found = _safe_date(_year_for(d, month, day, past), month, day)
+    if found is None:
+        return None
+    return Mention(m.start(), m.end(), found, found, "day", True, "de", f"{m.group(0)}{found.year}")
+
+
+@R.add(rf"\b(in|im|this|next|last|Anfang|Mitte|Ende|early|mid|late) ({_M_ANY})\b")
+def _in_month(m: re.Match[str], d: date, past: bool) -> Mention:
+    prep = m.group(1)
+    month = _MONTH_INDEX[m.group(2)] + 1
+    if prep == "next":
+        year = d.year + 1 if month <= d.month else d.year
+    elif prep == "last":
+        year = d.year - 1 if month >= d.month else d.year
+    elif past:
+        year = d.year if month <= d.month else d.year - 1
+    else:
+        year = d.year if month >= d.month else d.year + 1
+    keep = prep if prep not in ("this", "next", "last") else ("in" if _month_lang(m.group(2)) == "en"
+                                                              else "im")
+    return _month(m, year, month, _month_lang(m.group(2)), prep=keep)
+
+
+def _month_lang(name: str) -> str:
+    return "de" if name in MONTHS_DE and name not in MONTHS_EN else "en"
+
+
+# -- the whole line ----------------------------------------------------------------------------------
+def find(text: str, written_day: date) -> list[Mention]:
+    """Every time expression of a line, resolved against the local day it was
+    written (no overlaps; leftmost, then longest, wins)."""
+    found: list[Mention] = []
+    lang = "de" if is_german(text) else "en"
+    quoted = [(m.start(), m.end()) for m in QUOTED.finditer(text)]
+    for pattern, finder in R.rules:
+        for m in pattern.finditer(text):
+            if any(a <= m.start() < b for a, b in quoted):
+                continue  # a title keeps its words
+            if any(not (m.end() <= f.start or m.start() >= f.stop) for f in found):
+                continue
+            a, b = clause_of(text, m.start())
+            past = clause_past(text, a, b, lang) and not TARGET.search(text[:m.start()])
+            mention = finder(m, written_day, past)
+            if mention is not None:
+                found.append(mention)
+    return sorted(found, key=lambda f: f.start)
+
+
+def resolve(text: str, written: datetime, now: datetime, tz: tzinfo) -> Timed:
+    """Read a line's time words against when it was written and put it in the
+    tense of ``now`` (see the module docstring for the rules)."""
+    return resolve_days(text, local_day(written, tz), local_day(now, tz))
+
+
+def resolve_days(text: str, day: date, today: date) -> Timed:
+    """:func:`resolve` on local dates: the day a line was written and today."""
+    if not MAYBE_TIME.search(text):
+        return _timeless(text)
+    return _resolve_days(text, day, today)
+
+
+@lru_cache(maxsize=16384)
+def _timeless(text: str) -> Timed:
+    """A line that names no time reads the same whenever it was written."""
+    return Timed(text, text, (), False, clause_past(text, 0, len(text), "de" if is_german(text) else "en"),
+                 CURRENTLY.search(text) is not None, None, False, frozenset())
+
+
+@lru_cache(maxsize=65536)
+def _resolve_days(text: str, day: date, today: date) -> Timed:
+    annual = ANNUAL.search(text) is not None
+    recurring = annual or RECURRING.search(text) is not None
+    currently = CURRENTLY.search(text) is not None
+    if recurring:
+        return Timed(text, text, (), True, False, currently, None, False, frozenset())
+    mentions = find(text, day)
+    if not mentions:
+        return Timed(text, text, (), False, clause_past(text, 0, len(text), "de" if is_german(text)
+                                                         else "en"),
+                     currently, None, False, frozenset())
+    lang = "de" if is_german(text) else "en"
+    out, pos = [], 0
+    for mention in mentions:
+        out.append(text[pos:mention.start])
+        if mention.replacement:
+            before = "".join(out).rstrip()
+            words = mention.replacement
+            # "is on tomorrow" -> "is on 5 May 2026", never "on on"
+            if re.search(r"\b(?:on|am)$", before) and words.split(" ", 1)[0] in ("on", "am"):
+                words = words.split(" ", 1)[1]
+            if re.search(r"\b(?:in|im)$", before) and words.split(" ", 1)[0] in ("in", "im"):
+                words = words.split(" ", 1)[1]
+            if mention.start == 0:
+                words = words[0].upper() + words[1:]  # "Next weekend …" -> "On the weekend of …"
+            out.append(words)
+        else:
+            out.append(text[mention.start:mention.stop])
+        pos = mention.stop
+    out.append(text[pos:])
+    absolute = "".join(out)
+    end = max(m.last for m in mentions)
+    written_past = all((clause_past(text, *clause_of(text, m.start), lang)
+                        and not TARGET.search(text[:m.start])) or m.last < day for m in mentions)
+    over = end < today
+    current = absolute
+    if over and not written_past:
+        current = past_tense(absolute, lang, [clause_of(absolute, _shift(mentions, m, text, absolute))
+                                              for m in mentions])
+    dates: set[date] = set()
+    for m in mentions:
+        span = (m.last - m.first).days
+        if span <= 31:
+            dates.update(m.first + timedelta(days=i) for i in range(span + 1))
+        else:
+            dates.update({m.first, m.last})
+    return Timed(current, absolute, tuple(mentions), False, written_past, currently, end, over,
+                 frozenset(dates))
+
+
+def _shift(mentions: list[Mention], mention: Mention, old: str, new: str) -> int:
+    """Where ``mention`` starts in the rewritten text."""
+    delta = 0
+    for m in mentions:
+        if m is mention:
+            break
+        if m.replacement:
+            delta += len(m.replacement) - (m.stop - m.start)
+    return max(0, min(len(new) - 1, mention.start + delta))

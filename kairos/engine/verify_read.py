@@ -1,0 +1,137 @@
+"""Verification of the read side: the read model's rows and the
+materialized files against what the store's events fold to.
+
+The read model and ``memory/`` are derived, so anyone who can write the
+database or the home could change them without touching an event: an
+``UPDATE memory_files`` would make ``kairos read`` serve forged text.  This
+check folds the store's events again and names every row and file that
+differs.  It reads a consistent moment of each while writers keep going:
+the read model's position before and after its rows (a batch moves it, so
+equal positions mean no batch landed between), and the files under their
+lock, compared only when they are at the read model's position (else a
+write is in progress: noted, not failed).  ``kairos rebuild`` repairs what
+it names, and reports each repair.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from kairos.domain.fold import Files, apply_event, render, touched
+from kairos.domain.kinds import EventType
+from kairos.engine.locks import shared_lock_if_present
+from kairos.engine.store import Store
+from kairos.engine.verify import Problem, Report
+from kairos.projections.indexer import index_row
+from kairos.projections.materialize import Materializer, existing_files, file_path, read_file
+from kairos.projections.readmodel import ROW_COLUMNS, ReadModel
+
+TRIES = 3  # attempts at a moment when no batch lands between the two positions
+# The index columns compared (the log places are checked by the logs' own check).
+COMPARED = tuple(c for c in ROW_COLUMNS if c not in ("log_file", "log_line"))
+
+
+def verify_read_side(store: Store, readmodel: ReadModel, files: Materializer,
+                     report: Report) -> None:
+    """Check 4 of :mod:`kairos.engine.verify`: add a problem per differing row
+    or file, a note for what could not be checked."""
+    for _ in range(TRIES):
+        at = readmodel.position()
+        if at > store.max_position():
+            report.add(Problem("read model", f"is at position {at}, past the store's end"))
+            return
+        problems: list[Problem] = []
+        folded = _check_rows(store, readmodel, at, problems)
+        if readmodel.position() == at:
+            for p in problems:
+                report.add(p)
+            _check_files(files, readmodel, folded, at, report)
+            return
+    report.notes.append("the read model kept moving (writes in progress): its rows were not "
+                        "checked")
+
+
+def _check_rows(store: Store, readmodel: ReadModel, at: int,
+                problems: list[Problem]) -> dict[tuple[str, str, str], str]:
+    """Compare ``memory_index`` and ``memory_files`` with the fold of the
+    events up to ``at``; return the files' folded texts."""
+    streams: dict[tuple[str, str], Files] = {}
+    retracted: dict[str, str] = {}
+    expected: list[tuple[Any, ...]] = []
+    for rec in store.read(upto=at):
+        e = rec.event
+        expected.append(index_row(rec, {}))
+        if e.kind is EventType.RETRACTED:
+            retracted.update(dict.fromkeys(getattr(e, "retracts"), e.event_id))  # noqa: B009
+        if touched(e):
+            scope = (e.agent, e.user or "")
+            streams[scope] = apply_event(streams.get(scope, {}), e)
+    rows = readmodel.index_rows(at)
+    by_position = {row[0]: row for row in expected}
+    seen = set()
+    for row in rows:
+        position = row["position"]
+        seen.add(position)
+        want = by_position.get(position)
+        if want is None:
+            problems.append(Problem("read model", "memory_index holds a row for an event the "
+                                    "store does not have", position))
+            continue
+        wanted = dict(zip(ROW_COLUMNS, want, strict=True))
+        differs = [c for c in COMPARED if row[c] != wanted[c]]  # type: ignore[literal-required]
+        if row["retracted_by"] != retracted.get(wanted["event_id"]):
+            differs.append("retracted_by")
+        if differs:
+            problems.append(Problem("read model", f"memory_index row differs from the store's "
+                                    f"event in {', '.join(differs)}", position))
+    for position in sorted(set(by_position) - seen)[:10]:
+        problems.append(Problem("read model", "memory_index lacks the store's event", position))
+    folded = {(agent, user, name): render(segments)
+              for (agent, user), files in streams.items() for name, segments in files.items()}
+    segments = {(agent, user, name): segs
+                for (agent, user), files in streams.items() for name, segs in files.items()}
+    have: set[tuple[str, str, str]] = set()
+    for r in readmodel.file_rows():
+        row_key = (r.agent, r.user or "", r.file)
+        have.add(row_key)
+        want_text = folded.get(row_key, "")
+        shown = f"{r.agent}/{r.user + '/' if r.user else ''}{r.file}"
+        if r.content != want_text or (want_text and segments.get(row_key, []) != r.segments):
+            problems.append(Problem("read model", f"memory_files row {shown} differs from the "
+                                    "fold of its events (edited behind Kairos's back?)",
+                                    r.position))
+    for lacking in sorted(k for k, text in folded.items() if text and k not in have):
+        problems.append(Problem("read model",
+                                f"memory_files lacks {'/'.join(p for p in lacking if p)}"))
+    return folded
+
+
+def _check_files(files: Materializer, readmodel: ReadModel,
+                 folded: dict[tuple[str, str, str], str], at: int, report: Report) -> None:
+    """Compare ``memory/`` with the fold at ``at``, when the files are exactly
+    there.  Under the files lock no flush runs; a flush writes the files as
+    the read model stands when it reads them, which may be past the position
+    it records, so the files are exactly at their position only while the
+    read model is still there too."""
+    home = files.home
+    with shared_lock_if_present(os.path.join(files.root, ".lock")):
+        position = files.position()
+        if position != at or readmodel.position() != at:
+            if os.path.isdir(files.root):
+                report.notes.append(f"memory/ is at position {position}, the read model at "
+                                    f"{at}: the files were not compared (a write in progress, "
+                                    "or none since the files were removed)")
+            return
+        expected = {os.path.relpath(file_path(home, a, u or None, n), home): text
+                    for (a, u, n), text in folded.items() if text}
+        for rel in existing_files(home):
+            want = expected.pop(rel, None)
+            if want is None:
+                report.add(Problem(rel, "is not a file of any stream's events (extra)"))
+            elif read_file(os.path.join(home, rel)) != want:
+                report.add(Problem(rel, "differs from the fold of its events (edited behind "
+                                   "Kairos's back?)"))
+        for rel in sorted(expected):
+            report.add(Problem(rel, "is missing"))
+

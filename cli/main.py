@@ -28,6 +28,7 @@ from kairos.cli.options import home_options
 COMMANDS = {
     "init": "writes", "write": "writes", "read": "writes", "retract": "writes",
     "session": "writes", "log": "writes", "history": "writes", "files": "writes",
+    "search": "writes",
     "rebuild": "ops", "verify": "ops", "seal": "ops", "keygen": "ops",
     "context": "agent", "tools": "agent", "mcp": "agent",
     "audit": "audit", "trace": "audit", "diff": "audit", "export": "audit",

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the results' types; importing them would load the event sto
     from kairos.dream.runner import Summary
     from kairos.engine.rebuild import RebuildReport
     from kairos.engine.verify import Report
-    from kairos.ports import IndexRow, ReadResult, WriteResult
+    from kairos.ports import IndexRow, ReadResult, SearchResult, WriteResult
 
 FORMATS = ("table", "jsonl", "csv")
 
@@ -86,6 +86,18 @@ def history(rows: list[IndexRow]) -> None:
         retracted = " [retracted]" if r["retracted_by"] else ""
         click.echo(f"{r['position']:>6} {r['recorded_at']} {r['type']:<15} {r['file'] or '-':<9} "
                    f"{r['actor'] or '-':<6} {r['event_id']}  {_cut(r['text'], 60)}{retracted}")
+
+
+def searched(result: SearchResult) -> None:
+    for hit in result:
+        mark = " [retracted]" if hit.retracted else ""
+        click.echo(f"{hit.score:.4f} {hit.where:<7} {hit.file or '-':<9} {hit.recorded_at[:19]}  "
+                   f"{hit.text}{mark}")
+        click.echo(f"{'':<7} events: {' '.join(hit.event_ids)}")
+    if not result.hits:
+        click.echo("no results", err=True)
+    if result.note:
+        click.echo(f"note: {result.note}", err=True)
 
 
 def files(rows: list[dict[str, Any]]) -> None:

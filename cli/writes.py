@@ -1,5 +1,5 @@
 """Commands on memory itself: init, write, read, retract, session end, log,
-history, files.
+history, search, files.
 
 Each command parses its options (:mod:`options`), calls one library method
 and shows the answer (:mod:`render`).  The library is imported when a
@@ -13,6 +13,7 @@ import click
 
 from kairos.cli import render
 from kairos.cli.options import (
+    FILES_HELP,
     actor_option,
     agent_option,
     closing,
@@ -226,3 +227,33 @@ def files_cmd(ctx: click.Context, as_json: bool) -> None:
         render.files(rows)
 
 
+@click.command()
+@agent_option()
+@user_option(help="User id: search that pair's files and history too.")
+@file_option(required=False, help="Only this file: " + FILES_HELP)
+@click.option("--since", help="Only what was recorded at or after this ISO 8601 time.")
+@click.option("--limit", "-n", type=click.IntRange(1, 100), default=10, show_default=True,
+              help="At most this many results.")
+@click.option("--include-retracted", is_flag=True,
+              help="The auditor's view: retracted writes too, marked.")
+@json_option
+@click.argument("query")
+@click.pass_context
+@run
+def search(ctx: click.Context, agent: str, user: str | None, file: str | None,
+           since: str | None, limit: int, include_retracted: bool, as_json: bool,
+           query: str) -> None:
+    """Search an agent's memory (and one pair's), best first.
+
+    Words are matched stemmed, by prefix and as parts of compounds; with
+    embeddings on ([search] in kairos.toml), by meaning too.  Each result
+    says where it is: a current line, a topic file's line, or history.
+
+    \b
+    Example:
+        kairos search --agent ada --user sam "where does Sam work?"
+        kairos search --agent ada --user sam --file MEMORY.md --since 2026-10-01 tea
+    """
+    found = memory(ctx).search(agent, query, user=user, limit=limit, file=file, since=since,
+                               include_retracted=include_retracted)
+    render.emit(found.to_dict()) if as_json else render.searched(found)

@@ -41,8 +41,9 @@ from kairos.home import (
     resolve_home,
     store_url,
 )
-from kairos.ports import IndexRow, ReadResult, WriteResult
+from kairos.ports import IndexRow, ReadResult, SearchResult, WriteResult
 from kairos.progress import SILENT, Progress
+from kairos.projections.embedders import make_embedder
 
 if TYPE_CHECKING:
     from kairos.agent.context import Contexts
@@ -85,6 +86,7 @@ class Memory:
         check_home(self.home)
         self.settings = load_settings(self.home)
         self.url = store_url(self.home, db, self.settings)
+        self.embedder = make_embedder(self.settings.search)
         self.entry_key = load_entry_key(self.home, self.settings)
         self.read_only = read_only
         self.engine = self._open(recover, follow)
@@ -121,7 +123,8 @@ class Memory:
     def _search(self) -> Search:
         from kairos.agent.search import Search
 
-        return Search(self.engine.index)
+        return Search(self.engine.search_index, self.embedder,
+                      self.settings.search.min_similarity)
 
     def _open(self, recover: bool, follow: bool) -> Engine:
         if self.read_only:
@@ -136,7 +139,8 @@ class Memory:
         # Opening creates tables (the library's and the read model's) on first
         # use: under the writer lock, so processes opening at once do not race.
         with writer_lock(self.home):
-            engine = Engine(self.home, self.url, follow=follow, key=self.entry_key)
+            engine = Engine(self.home, self.url, follow=follow, key=self.entry_key,
+                            embedder=self.embedder)
             if recover:
                 try:
                     engine.recover()
@@ -398,16 +402,27 @@ class Memory:
         return [e for e in parse_log_day(text, day)
                 if agent is None or (e.event.agent == agent and e.event.user in (None, user))]
 
-    def search(self, agent: str, query: str, *, user: str | None = None,
-               limit: int = 10) -> list[dict[str, Any]]:
-        """Search an agent's own files (and one pair's) and their history.
+    def search(self, agent: str, query: str, *, user: str | None = None, limit: int = 10,
+               file: str | None = None, since: str | datetime | None = None,
+               include_retracted: bool = False) -> SearchResult:
+        """Search an agent's own files (and, with ``user``, that pair's) and
+        their history, best first.
 
-        Matches every word of ``query`` (case-insensitive) anywhere in a line
-        of a current file, or in the text of an earlier event.  Each result
-        carries the ids of the events it comes from; current lines come first.
-        :raises BadInput: bad ids, or a query with no words.
+        Words are matched stemmed (English), by prefix and, for compounds and
+        CJK, as substrings; with an embedder configured (``[search]
+        embeddings``), by meaning too, fused by reciprocal rank (see
+        :mod:`kairos.agent.search`).  Current lines rank ahead of history at
+        equal relevance, newer ahead of older, and a raw write its file no
+        longer holds below what replaced it.  Retracted writes are never
+        returned, except with ``include_retracted`` (an auditor's view, each
+        hit marked).  ``file`` and ``since`` narrow the search.  The result's
+        ``mode`` says whether meaning was used, and ``note`` why not.
+        :raises BadInput: bad ids, file or time, a limit outside 1–100, or a
+            query with no words.
         """
-        return self._search.search(agent, query, user=user, limit=limit)
+        when = format_time(parse_when(since)) if since is not None else None
+        return self._search.search(agent, query, user=user, limit=limit, file=file,
+                                   since=when, include_retracted=include_retracted)
 
     def files(self) -> list[dict[str, Any]]:
         """Every existing memory file of the home with its size (no contents)."""
@@ -431,17 +446,22 @@ class Memory:
         Read-only, and exact under load: it checks the cut it takes at its
         start (:func:`kairos.engine.verify.take_cut`), so writes landing
         meanwhile never raise a false alarm.  The report's first problem
-        names the first bad entry, row or file.  ``progress`` hears of each
+        names the first bad entry, row or file; the search index is checked
+        against the read model it derives from.  ``progress`` hears of each
         pass (:mod:`kairos.progress`).
         """
-        from kairos.engine.verify import sort_problems, take_cut, verify
+        from kairos.engine.verify import Problem, sort_problems, take_cut, verify
         from kairos.engine.verify_read import verify_read_side
+        from kairos.projections.search import check as check_search
 
         engine = self.engine
         cut = take_cut(engine.store, engine.mirror, os.path.join(self.home, ".kairos.lock"))
         try:
             report = verify(engine.store, engine.mirror, cut, self.entry_key, progress)
             verify_read_side(engine.store, engine.readmodel, engine.files, report, progress)
+            with engine.readmodel.engine.connect() as conn:
+                for problem in check_search(conn):
+                    report.add(Problem("read model", problem))
         finally:
             progress.done()
         sort_problems(report)

@@ -21,6 +21,8 @@ _.class_version, _.upcast_v1_v2, _.snapshotting_intervals, _.construct_transcode
 _._pragmas
 # litellm's own switch, set by the llm distiller.
 _.suppress_debug_info
+# The OpenAI client reads it on every request (the embedder's no-retries client).
+_.max_retries
 # Public API for agent runtimes (docs/examples/agent_loop.py) and result fields.
 _.run_json, _.moved_to, _.nbytes, _.retracted_by, _.ref, _.hard_limit
 # The fault points production code names, listed for tests and readers.

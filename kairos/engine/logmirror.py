@@ -161,6 +161,10 @@ class LogMirror:
                 except LogFormatError as e:
                     e.path = self.relpath(path)  # type: ignore[attr-defined]
                     raise
+                if repair and good == 0 and file_header(day).encode().startswith(data):
+                    os.unlink(path)  # a file whose creation was cut short: nothing to keep
+                    fsync_dir(os.path.dirname(path))
+                    continue
                 if repair:
                     repairs.append(self._move_aside(path, data, good))
                     if good == 0:  # nothing whole in it (a torn header): it is gone aside
@@ -540,8 +544,11 @@ def _merged(mirror: LogMirror, group: list[tuple[str, str]],
 
 def _parse_file(mirror: LogMirror, day: str, path: str,
                 bad: Callable[[str, Exception], None], size: int | None = None) -> list[Entry]:
+    data = read_upto(path, size)
+    if len(data) < len(file_header(day)) and file_header(day).encode().startswith(data):
+        return []  # created, but its header not yet whole (a failed append): no entries
     try:
-        return parse_day(read_upto(path, size).decode("utf-8"), day)
+        return parse_day(data.decode("utf-8"), day)
     except (LogFormatError, UnicodeDecodeError) as e:
         bad(mirror.relpath(path), e)
         return []

@@ -154,6 +154,7 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
     # flush (which would apply events to it first).
     with engine.read_side_held() as readmodel:
         before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
+        embedded = engine.vectors.kept_positions()  # the vector cache itself is kept
         rows_before = _row_digests(readmodel)
         readmodel.reset()
         progress.phase("locate log entries", None)
@@ -174,6 +175,7 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
             indexed.result()
         with readmodel.transaction() as writer:
             mark_retracted(writer, retracted)
+        engine.vectors.restore_positions(embedded, position)
         _report_rows(report, rows_before, _row_digests(readmodel))
         engine.applied = position
         for rel in sorted(set(before) | set(after)):

@@ -86,6 +86,8 @@ def test_every_json_command_prints_exactly_one_json_line(sample: Path, tmp_path:
     assert isinstance(entries, list)
     run("log", "log", entries[-1]["recorded_at"][:10], "--json")
     run("files", "files", "--json")
+    found = run("search", "search", "-a", "ada", "-u", "sam", "tea", "--json")
+    assert isinstance(found, dict) and found["results"], found
     run("verify", "verify", "--json")
     run("rebuild", "rebuild", "--json")
     run("seal", "seal", "--json")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kairos.agent.context import DEFAULT_STRATEGY, STRATEGIES
-from kairos.agent.tools import MEMORY_TOOLS, ToolExecutor, load_tools
+from kairos.agent import DEFAULT_STRATEGY, STRATEGIES
 from kairos.cli import render
 from kairos.cli.options import (
     agent_option,
@@ -15,7 +14,6 @@ from kairos.cli.options import (
     session_option,
     user_option,
 )
-from kairos.domain.ids import check_id
 from kairos.errors import MissingExtra
 
 
@@ -40,6 +38,8 @@ def context(ctx: click.Context, agent: str, user: str | None, strategy: str,
         kairos context --agent ada --user sam
         kairos context --agent ada --user sam --compare
     """
+    from kairos.agent.tools import load_tools
+
     extra = load_tools(tools_file) if tools_file else []
     contexts = memory(ctx).contexts
     if compare_all:
@@ -60,6 +60,8 @@ def tools(as_json: bool) -> None:
     Example:
         kairos tools --json > memory-tools.json
     """
+    from kairos.agent.tools import MEMORY_TOOLS
+
     render.emit(MEMORY_TOOLS) if as_json else render.tools()
 
 
@@ -78,6 +80,9 @@ def mcp(ctx: click.Context, agent: str, user: str, session: str | None) -> None:
     Example:
         kairos --home /srv/kairos mcp --agent ada --user sam
     """
+    from kairos.agent.tools import ToolExecutor
+    from kairos.domain.ids import check_id
+
     check_id(agent, "agent")
     check_id(user, "user")
     if session is not None:
@@ -92,8 +97,3 @@ def mcp(ctx: click.Context, agent: str, user: str, session: str | None) -> None:
                            "pip install 'kairos-memory[mcp]'") from None
     serve(ToolExecutor(memory(ctx), agent, user, session))
 
-
-def register(cli: click.Group) -> None:
-    cli.add_command(context)
-    cli.add_command(tools)
-    cli.add_command(mcp)

@@ -6,6 +6,7 @@ import click
 
 from kairos.cli import render
 from kairos.cli.options import agent_option, file_option, json_option, memory, run, user_option
+from kairos.cli.progress import progress_for
 from kairos.errors import NotFound
 
 
@@ -142,10 +143,7 @@ def export(ctx: click.Context, agent: str, user: str, since: str | None, until: 
         kairos seal && kairos export --agent ada --user sam ./bundle-ada-sam
         kairos verify --bundle ./bundle-ada-sam --public-key kairos.pub
     """
-    data = memory(ctx).audit.export(agent, user, out, since=since, until=until)
+    data = memory(ctx).audit.export(agent, user, out, since=since, until=until,
+                                    progress=progress_for("export"))
     render.emit(data) if as_json else render.exported(data)
 
-
-def register(cli: click.Group) -> None:
-    for command in (audit, trace, diff, export):
-        cli.add_command(command)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from kairos.cli import render
@@ -17,25 +15,10 @@ from kairos.cli.options import (
     run,
     user_option,
 )
-from kairos.dream.distill.base import Distiller
-from kairos.dream.runner import Summary
-from kairos.dream.runner import run as run_dreams
-from kairos.dream.service import Dreams
+from kairos.cli.progress import progress_for
 from kairos.errors import BadInput
 
 VERSIONED = "MEMORY.md, USER.md or topics/<name>.md."
-
-
-def _run(dreams: Dreams, pairs: list[tuple[str, str]] | None, distiller: Distiller,
-         force: bool, dry_run: bool, progress: bool) -> Summary:
-    """The runner, with a progress bar on a terminal."""
-    if not progress:
-        return run_dreams(dreams, pairs, distiller=distiller, force=force, dry_run=dry_run,
-                          trigger="cron" if pairs is None else "cli")
-    total = len(dreams.pairs()) if pairs is None else 1
-    with click.progressbar(length=total, label="dreaming", file=sys.stderr) as bar:
-        return run_dreams(dreams, pairs, distiller=distiller, force=force, dry_run=dry_run,
-                          trigger="cli", progress=lambda _pair: bar.update(1))
 
 
 @click.group(invoke_without_command=True)
@@ -78,8 +61,11 @@ def dream(ctx: click.Context, all_pairs: bool, agent: str | None, user: str | No
     chosen = dreams.distiller(distiller, model=model, api_base=api_base, timeout=timeout,
                               retries=retries)
     pairs = None if all_pairs else [(str(agent), str(user))]
-    summary = _run(dreams, pairs, chosen, force, dry_run,
-                   progress=not as_json and sys.stderr.isatty())
+    from kairos.dream.runner import run as run_dreams
+
+    summary = run_dreams(dreams, pairs, distiller=chosen, force=force, dry_run=dry_run,
+                         trigger="cron" if pairs is None else "cli",
+                         progress=progress_for("dream"))
     render.emit(summary.to_dict()) if as_json else render.summary(summary)
     ctx.exit(summary.exit_code)
 
@@ -233,9 +219,3 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     data = memory(ctx).dreams.stats()
     render.emit(data) if as_json else render.stats(data)
 
-
-def register(cli: click.Group) -> None:
-    cli.add_command(dream)
-    cli.add_command(versions)
-    cli.add_command(rollback)
-    cli.add_command(stats)

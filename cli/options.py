@@ -13,13 +13,16 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from kairos.domain.events import ACTORS
+from kairos.cli import render
+from kairos.domain.kinds import ACTORS
 from kairos.errors import KairosError
-from kairos.memory import Memory
+
+if TYPE_CHECKING:
+    from kairos.memory import Memory
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
@@ -40,7 +43,7 @@ def run(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except KairosError as e:
-            raise KairosClickError(str(e), e.exit_code) from None
+            raise KairosClickError(render.hint(str(e)), e.exit_code) from None
     return wrapper  # type: ignore[return-value]
 
 
@@ -89,6 +92,8 @@ def memory(ctx: click.Context, recover: bool = True, *, read_only: bool = False)
     ``read_only``: the commands that only read (verify, read, history, log,
     audit, trace, diff) open the home without writing anything to it.
     """
+    from kairos.memory import Memory  # here: --help and --version never load the store
+
     obj = ctx.find_object(dict)
     assert obj is not None
     mem = Memory(obj["home"], obj["db"], recover=recover, read_only=read_only)
@@ -103,7 +108,7 @@ def closing(ctx: click.Context, mem: Memory) -> None:
         try:
             mem.close()
         except KairosError as e:
-            raise KairosClickError(str(e), e.exit_code) from None
+            raise KairosClickError(render.hint(str(e)), e.exit_code) from None
     ctx.call_on_close(close)
 
 

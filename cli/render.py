@@ -10,24 +10,38 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any
+import os
+import shlex
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from kairos.agent.context import AssembledContext
-from kairos.agent.tools import MEMORY_TOOLS
-from kairos.audit.checkpoints import CheckpointCheck
-from kairos.audit.trace import COLUMNS
-from kairos.dream.runner import Summary
-from kairos.engine.rebuild import RebuildReport
-from kairos.engine.verify import Report
-from kairos.ports import IndexRow, ReadResult, WriteResult
+if TYPE_CHECKING:  # the results' types; importing them would load the event store
+    from kairos.agent.context import AssembledContext
+    from kairos.audit.checkpoints import CheckpointCheck
+    from kairos.dream.runner import Summary
+    from kairos.engine.rebuild import RebuildReport
+    from kairos.engine.verify import Report
+    from kairos.ports import IndexRow, ReadResult, SearchResult, WriteResult
 
 FORMATS = ("table", "jsonl", "csv")
 
 
 def emit(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    """One compact JSON document on one line: cron appends it to a JSON Lines
+    file (``>> dream.jsonl``), and every line of such a file parses alone."""
+    click.echo(json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str))
+
+
+def hint(text: str) -> str:
+    """``text`` with each `kairos …` command it suggests naming the home, when
+    the home is not the current directory: a hint read in a cron log or on
+    another shell must point at the same home to be of use."""
+    ctx = click.get_current_context(silent=True)
+    home = (ctx.find_object(dict) or {}).get("home") if ctx is not None else None
+    if not home or os.path.abspath(home) == os.getcwd():
+        return text
+    return text.replace("`kairos ", f"`kairos --home {shlex.quote(os.path.abspath(home))} ")
 
 
 def _cut(text: str | None, width: int) -> str:
@@ -36,9 +50,9 @@ def _cut(text: str | None, width: int) -> str:
 
 
 def _failed(problems: list[Any]) -> None:
-    click.echo(f"FAILED: {problems[0]}")
+    click.echo(hint(f"FAILED: {problems[0]}"))
     for p in problems[1:]:
-        click.echo(f"also: {p}")
+        click.echo(hint(f"also: {p}"))
 
 
 # -- writes and reads ---------------------------------------------------------------
@@ -72,6 +86,18 @@ def history(rows: list[IndexRow]) -> None:
         retracted = " [retracted]" if r["retracted_by"] else ""
         click.echo(f"{r['position']:>6} {r['recorded_at']} {r['type']:<15} {r['file'] or '-':<9} "
                    f"{r['actor'] or '-':<6} {r['event_id']}  {_cut(r['text'], 60)}{retracted}")
+
+
+def searched(result: SearchResult) -> None:
+    for hit in result:
+        mark = " [retracted]" if hit.retracted else ""
+        click.echo(f"{hit.score:.4f} {hit.where:<7} {hit.file or '-':<9} {hit.recorded_at[:19]}  "
+                   f"{hit.text}{mark}")
+        click.echo(f"{'':<7} events: {' '.join(hit.event_ids)}")
+    if not result.hits:
+        click.echo("no results", err=True)
+    if result.note:
+        click.echo(f"note: {result.note}", err=True)
 
 
 def files(rows: list[dict[str, Any]]) -> None:
@@ -110,7 +136,7 @@ def verified(report: Report, check: CheckpointCheck | None, ok: bool, as_json: b
     else:
         _failed(report.problems)
     for note in report.notes:
-        click.echo(f"note: {note}")
+        click.echo(hint(f"note: {note}"))
     if check is not None:
         click.echo(("ok: " if check.ok else "FAILED: checkpoint: ") + check.message)
 
@@ -152,6 +178,8 @@ def assembled(result: AssembledContext) -> None:
 
 
 def tools() -> None:
+    from kairos.agent.tools import MEMORY_TOOLS
+
     for t in MEMORY_TOOLS:
         fn = t["function"]
         required = set(fn["parameters"]["required"])
@@ -166,6 +194,8 @@ def audit_rows(rows: list[dict[str, Any]], fmt: str) -> None:
         click.echo("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), nl=False)
         return
     if fmt == "csv":
+        from kairos.audit.trace import COLUMNS
+
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
@@ -244,9 +274,9 @@ def summary(s: Summary) -> None:
         return
     for e in s.proposed:
         held = f"; held for review: {e['reason']}" if e.get("reason") else ""
-        click.echo(f"proposed {e['dream_id']} {e['agent']}/{e['user']} "
-                   f"({', '.join(e['files'])}): review with `kairos dream show {e['dream_id']}`"
-                   + held)
+        click.echo(hint(f"proposed {e['dream_id']} {e['agent']}/{e['user']} "
+                        f"({', '.join(e['files'])}): review with `kairos dream show "
+                        f"{e['dream_id']}`" + held))
     for e in s.approved:
         click.echo(f"approved {e['dream_id']} {e['agent']}/{e['user']} ({', '.join(e['files'])})"
                    " by policy")
@@ -262,7 +292,7 @@ def summary(s: Summary) -> None:
         click.echo(f"skipped {e['agent']}/{e['user']}: {e['reason']}")
     for e in s.failed:
         spent = f" ({e['tokens']} tokens, ${e['cost']:.4f} spent)" if e.get("tokens") else ""
-        click.echo(f"FAILED {e['agent']}/{e['user']}: {e['error']}{spent}", err=True)
+        click.echo(hint(f"FAILED {e['agent']}/{e['user']}: {e['error']}{spent}"), err=True)
     click.echo(f"{s.examined} examined, {len(s.proposed)} proposed, {len(s.approved)} approved, "
                f"{len(s.skipped)} skipped, {len(s.failed)} failed; {s.tokens} tokens, "
                f"${s.cost:.4f}, {s.duration:.1f} s")

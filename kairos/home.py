@@ -51,6 +51,15 @@ DEFAULT_CONFIG = """\
 # [dream.agents.ada]
 # review = "auto"
 #
+# [search]                                       # memory search
+# embeddings = "auto"                            # wordllama if installed (kairos-memory[search]),
+#                                                # "off", or a litellm model, e.g.
+#                                                # "openai/text-embedding-3-small"
+# api_base = "http://127.0.0.1:11434"            # for a litellm model; its key from the env
+# timeout = 10                                   # seconds per embedding request
+# retry_after = 60                               # seconds to rest a failed embedder
+# min_similarity = 0.25                          # cosine below which a semantic hit is dropped
+#
 # [users.mia]                                    # per user
 # timezone = "Europe/Berlin"                     # relative time is read in it (default UTC)
 """
@@ -83,6 +92,27 @@ class DreamSettings:
         return str(self.agents.get(agent, {}).get("review", self.review))
 
 
+# The cosine below which a semantic hit is not a hit: without a floor a
+# query about nothing the pair holds gets its nearest, unrelated lines.
+# Chosen for the embedded default (wordllama) on the recall data set
+# (docs/benchmarks.md): hybrid recall@5 0.880 with no floor, 0.821 at 0.25
+# (paraphrases lose most), 0.799 at 0.30; queries about nothing there reach
+# 0.15-0.38 against their nearest line.  Another model may want another.
+MIN_SIMILARITY = 0.25
+
+
+@dataclass
+class SearchSettings:
+    """``[search]`` in kairos.toml (see :mod:`kairos.projections.embedders`)."""
+
+    embeddings: str = "auto"  # "auto", "off", "wordllama", or a litellm model
+    api_base: str | None = None
+    timeout: float = 10.0
+    retry_after: float = 60.0
+    # Semantic hits below this cosine are dropped (see kairos.agent.search).
+    min_similarity: float = MIN_SIMILARITY
+
+
 # One write's text is bounded (64 KiB of UTF-8): a memory line is a fact, and
 # an unbounded one makes every later read of its file slow.
 MAX_WRITE = 65536
@@ -105,6 +135,7 @@ class Settings:
     url: str | None = None
     limits: dict[str, int] = field(default_factory=dict)
     dream: DreamSettings = field(default_factory=DreamSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
     max_write: int = MAX_WRITE
     ceiling_factor: int = CEILING_FACTOR
     entry_key_file: str | None = None  # [audit] entry_key_file: the log entries' MAC key
@@ -173,6 +204,26 @@ def _dream_settings(path: str, data: dict[str, Any]) -> DreamSettings:
     return settings
 
 
+def _search_settings(path: str, data: dict[str, Any]) -> SearchSettings:
+    defaults = SearchSettings()
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if not hasattr(defaults, key):
+            raise BadInput(f"{path}: unknown setting {key!r} in [search]")
+        expected = float if key in ("timeout", "retry_after", "min_similarity") else str
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if key == "min_similarity":
+            if not isinstance(value, float) or not -1 <= value <= 1:
+                raise BadInput(f"{path}: [search] min_similarity must be a cosine, "
+                               "between -1 and 1")
+        elif not isinstance(value, expected) or (isinstance(value, float) and value <= 0):
+            raise BadInput(f"{path}: [search] {key} must be a "
+                           f"{'positive number' if expected is float else 'string'}")
+        values[key] = value
+    return SearchSettings(**values)
+
+
 def is_home(path: str) -> bool:
     return os.path.isfile(os.path.join(path, CONFIG)) or os.path.isdir(os.path.join(path, "logs"))
 
@@ -209,7 +260,8 @@ def load_settings(home: str) -> Settings:
     return Settings(url=url, limits=limits,
                     dream=_dream_settings(path, data.get("dream", {})), **extra,
                     entry_key_file=audit.get("entry_key_file"),
-                    users=_user_settings(path, data.get("users", {})))
+                    users=_user_settings(path, data.get("users", {})),
+                    search=_search_settings(path, data.get("search", {})))
 
 
 def store_url(home: str, db: str | None, settings: Settings) -> str:

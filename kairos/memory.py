@@ -14,30 +14,23 @@ to the moment asked for.
 
 from __future__ import annotations
 
+import functools
 import os
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kairos import clock
-from kairos.agent.context import Contexts
-from kairos.agent.search import Search
-from kairos.audit.checkpoints import CheckpointCheck, Checkpoints
-from kairos.audit.trace import Audit
-from kairos.domain.events import ACTORS, MODES, AlreadyWritten, MemoryStream, payload_of
+from kairos.domain.events import MODES, AlreadyWritten, MemoryStream, payload_of
 from kairos.domain.files import FileSpec, check_scope, file_spec
 from kairos.domain.fold import Segments, apply_to_file, fold, render, size, touched
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
 from kairos.domain.inputs import check_key, check_text, parse_day, parse_when
-from kairos.domain.kinds import EventType
+from kairos.domain.kinds import ACTORS, EventType
 from kairos.domain.logformat import Entry, file_header, render_entry
 from kairos.domain.logformat import parse_day as parse_log_day
-from kairos.dream.service import Dreams
 from kairos.engine.engine import Engine
 from kairos.engine.locks import writer_lock
-from kairos.engine.rebuild import RebuildReport, rebuild
-from kairos.engine.verify import Report, sort_problems, take_cut, verify
-from kairos.engine.verify_read import verify_read_side
 from kairos.errors import BadInput, NotFound, on_disk
 from kairos.home import (
     CONFIG,
@@ -48,7 +41,18 @@ from kairos.home import (
     resolve_home,
     store_url,
 )
-from kairos.ports import IndexRow, ReadResult, WriteResult
+from kairos.ports import IndexRow, ReadResult, SearchResult, WriteResult
+from kairos.progress import SILENT, Progress
+from kairos.projections.embedders import make_embedder
+
+if TYPE_CHECKING:
+    from kairos.agent.context import Contexts
+    from kairos.agent.search import Search
+    from kairos.audit.checkpoints import CheckpointCheck, Checkpoints
+    from kairos.audit.trace import Audit
+    from kairos.dream.service import Dreams
+    from kairos.engine.rebuild import RebuildReport
+    from kairos.engine.verify import Report
 
 __all__ = ["Memory", "ReadResult", "WriteResult", "check_text", "parse_when"]
 
@@ -82,15 +86,45 @@ class Memory:
         check_home(self.home)
         self.settings = load_settings(self.home)
         self.url = store_url(self.home, db, self.settings)
+        self.embedder = make_embedder(self.settings.search)
         self.entry_key = load_entry_key(self.home, self.settings)
         self.read_only = read_only
         self.engine = self._open(recover, follow)
-        engine, store, index = self.engine, self.engine.store, self.engine.index
-        self.dreams = Dreams(engine, store, index, self.settings, engine.dream_lock)
-        self.contexts = Contexts(self)
-        self.audit = Audit(index, store, self, self.contexts, self.home)
-        self.checkpoints = Checkpoints(engine, store, self.home)
-        self._search = Search(index)
+
+    # The services are built, and their modules imported, on first use: a
+    # command that reads or writes one file (an agent's tool call, a cron
+    # line) does not load the dream's distillers or the audit's Merkle code.
+    @functools.cached_property
+    def dreams(self) -> Dreams:
+        from kairos.dream.service import Dreams
+
+        engine = self.engine
+        return Dreams(engine, engine.store, engine.index, self.settings, engine.dream_lock)
+
+    @functools.cached_property
+    def contexts(self) -> Contexts:
+        from kairos.agent.context import Contexts
+
+        return Contexts(self)
+
+    @functools.cached_property
+    def audit(self) -> Audit:
+        from kairos.audit.trace import Audit
+
+        return Audit(self.engine.index, self.engine.store, self, self.contexts, self.home)
+
+    @functools.cached_property
+    def checkpoints(self) -> Checkpoints:
+        from kairos.audit.checkpoints import Checkpoints
+
+        return Checkpoints(self.engine, self.engine.store, self.home)
+
+    @functools.cached_property
+    def _search(self) -> Search:
+        from kairos.agent.search import Search
+
+        return Search(self.engine.search_index, self.embedder,
+                      self.settings.search.min_similarity)
 
     def _open(self, recover: bool, follow: bool) -> Engine:
         if self.read_only:
@@ -105,7 +139,8 @@ class Memory:
         # Opening creates tables (the library's and the read model's) on first
         # use: under the writer lock, so processes opening at once do not race.
         with writer_lock(self.home):
-            engine = Engine(self.home, self.url, follow=follow, key=self.entry_key)
+            engine = Engine(self.home, self.url, follow=follow, key=self.entry_key,
+                            embedder=self.embedder)
             if recover:
                 try:
                     engine.recover()
@@ -367,16 +402,27 @@ class Memory:
         return [e for e in parse_log_day(text, day)
                 if agent is None or (e.event.agent == agent and e.event.user in (None, user))]
 
-    def search(self, agent: str, query: str, *, user: str | None = None,
-               limit: int = 10) -> list[dict[str, Any]]:
-        """Search an agent's own files (and one pair's) and their history.
+    def search(self, agent: str, query: str, *, user: str | None = None, limit: int = 10,
+               file: str | None = None, since: str | datetime | None = None,
+               include_retracted: bool = False) -> SearchResult:
+        """Search an agent's own files (and, with ``user``, that pair's) and
+        their history, best first.
 
-        Matches every word of ``query`` (case-insensitive) anywhere in a line
-        of a current file, or in the text of an earlier event.  Each result
-        carries the ids of the events it comes from; current lines come first.
-        :raises BadInput: bad ids, or a query with no words.
+        Words are matched stemmed (English), by prefix and, for compounds and
+        CJK, as substrings; with an embedder configured (``[search]
+        embeddings``), by meaning too, fused by reciprocal rank (see
+        :mod:`kairos.agent.search`).  Current lines rank ahead of history at
+        equal relevance, newer ahead of older, and a raw write its file no
+        longer holds below what replaced it.  Retracted writes are never
+        returned, except with ``include_retracted`` (an auditor's view, each
+        hit marked).  ``file`` and ``since`` narrow the search.  The result's
+        ``mode`` says whether meaning was used, and ``note`` why not.
+        :raises BadInput: bad ids, file or time, a limit outside 1–100, or a
+            query with no words.
         """
-        return self._search.search(agent, query, user=user, limit=limit)
+        when = format_time(parse_when(since)) if since is not None else None
+        return self._search.search(agent, query, user=user, limit=limit, file=file,
+                                   since=when, include_retracted=include_retracted)
 
     def files(self) -> list[dict[str, Any]]:
         """Every existing memory file of the home with its size (no contents)."""
@@ -392,7 +438,7 @@ class Memory:
         return row
 
     # -- operations ------------------------------------------------------------------
-    def verify(self) -> Report:
+    def verify(self, progress: Progress = SILENT) -> Report:
         """Check every hash chain in the store and the logs, that they agree,
         that each log entry's MAC holds (with the entry key), and that the
         read model and the materialized files are the folds of the events.
@@ -400,16 +446,29 @@ class Memory:
         Read-only, and exact under load: it checks the cut it takes at its
         start (:func:`kairos.engine.verify.take_cut`), so writes landing
         meanwhile never raise a false alarm.  The report's first problem
-        names the first bad entry, row or file.
+        names the first bad entry, row or file; the search index is checked
+        against the read model it derives from.  ``progress`` hears of each
+        pass (:mod:`kairos.progress`).
         """
+        from kairos.engine.verify import Problem, sort_problems, take_cut, verify
+        from kairos.engine.verify_read import verify_read_side
+        from kairos.projections.search import check as check_search
+
         engine = self.engine
         cut = take_cut(engine.store, engine.mirror, os.path.join(self.home, ".kairos.lock"))
-        report = verify(engine.store, engine.mirror, cut, self.entry_key)
-        verify_read_side(engine.store, engine.readmodel, engine.files, report)
+        try:
+            report = verify(engine.store, engine.mirror, cut, self.entry_key, progress)
+            verify_read_side(engine.store, engine.readmodel, engine.files, report, progress)
+            with engine.readmodel.engine.connect() as conn:
+                for problem in check_search(conn):
+                    report.add(Problem("read model", problem))
+        finally:
+            progress.done()
         sort_problems(report)
         return report
 
-    def rebuild(self, *, from_logs: bool = False, import_past_end: bool = False) -> RebuildReport:
+    def rebuild(self, *, from_logs: bool = False, import_past_end: bool = False,
+                progress: Progress = SILENT) -> RebuildReport:
         """Re-derive read models and files from the store, and repair the logs;
         report every read-model row and file it repaired.
 
@@ -417,6 +476,7 @@ class Memory:
         database was lost: an empty store takes every entry).  Entries past
         the end of a store that holds events are imported only with
         ``import_past_end`` (they may be forged: check them first).
+        ``progress`` hears of each phase (:mod:`kairos.progress`).
         :raises VerificationFailed: a log entry fails its hash chain or its
             MAC (with ``from_logs``; nothing is imported).
         :raises Inconsistent: store and logs hold different histories, or the
@@ -425,17 +485,31 @@ class Memory:
         """
         if self.read_only:
             raise BadInput("this home was opened read-only: a rebuild writes")
-        return rebuild(self.engine, from_logs=from_logs, import_past_end=import_past_end,
-                       key=self.entry_key)
+        from kairos.engine.rebuild import rebuild
 
-    def seal(self, key: str | None = None) -> dict[str, Any]:
+        try:
+            return rebuild(self.engine, from_logs=from_logs, import_past_end=import_past_end,
+                           key=self.entry_key, progress=progress)
+        finally:
+            progress.done()
+
+    def seal(self, key: str | None = None, progress: Progress = SILENT) -> dict[str, Any]:
         """Record a checkpoint over every event so far, and write its file.
 
         ``key``: an Ed25519 private key (PEM) to sign it with (default:
         ``KAIROS_SIGNING_KEY``, else unsigned).  Returns the checkpoint.
+        ``progress`` hears of the pass over every event.
         """
-        return self.checkpoints.seal(key)
+        try:
+            return self.checkpoints.seal(key, progress)
+        finally:
+            progress.done()
 
-    def verify_checkpoint(self, path: str, public_key: str | None = None) -> CheckpointCheck:
-        """Prove the current history extends the checkpoint in ``path``."""
-        return self.checkpoints.verify(path, public_key)
+    def verify_checkpoint(self, path: str, public_key: str | None = None,
+                          progress: Progress = SILENT) -> CheckpointCheck:
+        """Prove the current history extends the checkpoint in ``path``
+        (one pass over every event: ``progress`` hears of it)."""
+        try:
+            return self.checkpoints.verify(path, public_key, progress)
+        finally:
+            progress.done()

@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, TypeVar
 from uuid import UUID
 
-from kairos.domain.events import DomainEvent, MemoryStream, Recorded
+if TYPE_CHECKING:  # in annotations only: the rows and results load without eventsourcing
+    from kairos.domain.events import DomainEvent, MemoryStream, Recorded
 
 T = TypeVar("T")
 
@@ -103,6 +104,132 @@ class ReadResult:
         return {**asdict(self), "exists": self.exists, "over_limit": self.over_limit}
 
 
+# -- search -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SearchScope:
+    """What a search may see: the agent's own files and history, and, with a
+    user, that one pair's.  Every query puts it in SQL before it runs.
+    ``include_retracted`` is the auditor's view (``kairos search
+    --include-retracted``); nothing an agent calls sets it."""
+
+    agent: str
+    user: str | None = None
+    file: str | None = None
+    since: str | None = None
+    include_retracted: bool = False
+
+
+@dataclass(frozen=True)
+class Doc:
+    """A searchable document: a current line (``key`` < 0, minus its row id)
+    or a history entry (``key`` > 0, its event's position)."""
+
+    key: int
+    text: str
+    file: str | None
+    kind: str  # "current" or "history"
+    recorded_at: str
+    position: int  # of the event that wrote it (a line: that put it in the file)
+    event_ids: tuple[str, ...]
+    score: float = 0.0  # the ranking's own score (only its order means anything)
+    type: str | None = None  # a history entry's event type
+    retracted: bool = False
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One search result.
+
+    ``where`` is ``current`` (a line of a current file), ``topic`` (a line of
+    a current topic file) or ``history`` (a raw write or a session's notes,
+    whether or not it is still in a file).  ``text`` is the line, or a
+    snippet of a long history entry.  ``score`` is the fused reciprocal-rank
+    score (higher is better; comparable within one search only).
+    ``retracted`` is set only in the auditor's view.
+    """
+
+    text: str
+    file: str | None
+    where: str
+    recorded_at: str
+    event_ids: tuple[str, ...]
+    score: float
+    retracted: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"text": self.text, "file": self.file, "where": self.where,
+               "recorded_at": self.recorded_at, "event_ids": list(self.event_ids),
+               "score": round(self.score, 6)}
+        if self.retracted is not None:
+            out["retracted"] = self.retracted
+        return out
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """A search's hits, best first, and how they were found: ``mode`` is
+    ``hybrid`` (words and meaning) or ``lexical``; ``note`` says why a
+    search that should have been hybrid was not, or what it could not use."""
+
+    query: str
+    hits: list[SearchHit]
+    mode: str
+    note: str | None = None
+
+    def __iter__(self) -> Iterator[SearchHit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __getitem__(self, i: int) -> SearchHit:
+        return self.hits[i]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"query": self.query, "mode": self.mode,
+                               "results": [h.to_dict() for h in self.hits]}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+class EmbedderUnavailable(Exception):
+    """An embedder failed (timeout, HTTP error, not installed) or is resting
+    after a failure: the caller falls back to lexical search."""
+
+
+class Embedder(Protocol):
+    """Turns texts into unit vectors (float32), one per text, in order.
+
+    ``model`` names the model (the vector cache's key: vectors of different
+    models never mix).  :raises EmbedderUnavailable: when it cannot.
+    """
+
+    @property
+    def model(self) -> str: ...
+
+    def embed(self, texts: list[str]) -> Any: ...  # a (len(texts), dims) float32 array
+
+
+class SearchIndex(Protocol):
+    """The search index of the read model, brought up to every acknowledged
+    write before each query.  Every method selects within ``scope`` in SQL."""
+
+    def lexical(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]: ...
+
+    def substring(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]: ...
+
+    def lines(self, scope: SearchScope) -> list[Doc]: ...
+
+    def docs(self, scope: SearchScope, keys: Iterable[int]) -> dict[int, Doc]: ...
+
+    def nearest(self, scope: SearchScope, embedder: Embedder, vector: Any,
+                depth: int) -> tuple[list[Doc], int]:
+        """The scope's documents closest to ``vector`` (cosine), best first,
+        and how many of its documents have no vector yet."""
+        ...
+
+
 # -- protocols ----------------------------------------------------------------------
 class Commands(Protocol):
     """Runs a command on a stream: load it, call ``command(stream)``, save,
@@ -161,7 +288,7 @@ class MemoryFiles(Protocol):
                 session: str | None = None) -> WriteResult: ...
 
     def search(self, agent: str, query: str, *, user: str | None = None,
-               limit: int = 10) -> list[dict[str, Any]]: ...
+               limit: int = 10) -> SearchResult: ...
 
 
 class Prompts(Protocol):

@@ -22,7 +22,8 @@ from kairos.domain.fold import Files, Foldable, Segments, apply_event, apply_to_
 from kairos.domain.hashing import format_time
 from kairos.domain.kinds import EventType
 from kairos.projections.light import Light
-from kairos.projections.readmodel import IndexTuple, Writer
+from kairos.projections.readmodel import IndexTuple, LineTuple, Writer
+from kairos.projections.search import line_rows
 
 Place = tuple[str, int] | tuple[None, None]  # (log file, line), or none known
 
@@ -32,6 +33,7 @@ class Where(Protocol):
     position order (:class:`kairos.engine.logmirror.Places`)."""
 
     def get(self, key: int, default: Place, /) -> Place: ...
+Born = dict[str, tuple[int, str]]  # a segment's first event id -> (position, time) it entered
 
 
 class Applicable(Protocol):
@@ -56,7 +58,7 @@ class _Scoped(Protocol):
 
 
 # Read once: a member off the enum class costs more than the index row.
-RETRACTED, PROPOSED = EventType.RETRACTED, EventType.PROPOSED
+RETRACTED, PROPOSED, WRITTEN = EventType.RETRACTED, EventType.PROPOSED, EventType.WRITTEN
 NAMES = {kind: kind.value for kind in EventType}
 # The event's own text in the index: what was written, or why.
 _TEXT = {EventType.WRITTEN: "text", EventType.RETRACTED: "reason",
@@ -120,10 +122,12 @@ class Indexer:
         retracted: list[tuple[str, str]] = []
         state: dict[tuple[str, str, str], tuple[Files, int, int, str]] = {}
         new: set[tuple[str, str, str]] = set()
+        born: Born = {}
         for r in recorded:
             e = r.event
             row = index_row(r, where)
             rows.append(row)
+            born[row[1]] = (r.position, row[10])
             key = getattr(e, "idempotency_key", None)
             if key is not None:
                 keys.append((row[2], key, row[1]))
@@ -151,6 +155,8 @@ class Indexer:
             segments = files.get(name, [])
             writer.put_file((agent, user, name, render(segments), json.dumps(segments),
                              version, position, at), new=(agent, user, name) in new)
+            _sync_lines(writer, agent, user, name, segments, born, position, at,
+                        new=(agent, user, name) in new)
         return True
 
     def load(self, writer: Writer, recorded: Iterable[Applicable],
@@ -165,6 +171,7 @@ class Indexer:
         retracted: list[tuple[str, str]] = []
         keys: list[tuple[str, str, str]] = []
         state: dict[tuple[str, str, str], tuple[Segments, int, int, str]] = {}
+        born: dict[tuple[str, str, str], Born] = {}
         stream_ids: dict[int, str] = {}
         last = count = 0
 
@@ -184,8 +191,10 @@ class Indexer:
                 for name in touched(folded):
                     key = (scoped.agent, scoped.user or "", name)
                     segments = state[key][0] if key in state else []
-                    state[key] = (apply_to_file(segments, folded, name),
-                                  scoped.originator_version, r.position, row[10])
+                    after = apply_to_file(segments, folded, name)
+                    state[key] = (after, scoped.originator_version, r.position, row[10])
+                    _track_born(born, key, after, (r.position, row[10]),
+                                appended=e.kind is WRITTEN and getattr(e, "mode", None) == "append")
                 last = r.position
                 count += 1
 
@@ -193,10 +202,49 @@ class Indexer:
         writer.load_files(
             (agent, user, name, render(segments), json.dumps(segments), version, position, at)
             for (agent, user, name), (segments, version, position, at) in state.items())
+        writer.load_lines(
+            line for key, (segments, _, position, at) in state.items()
+            for line in line_rows(*key, segments, born.get(key, {}), {}, position, at))
         if keys:
             writer.insert_keys(keys)
         writer.set_position(last)
         return count, last, retracted
+
+
+def _track_born(born: dict[tuple[str, str, str], Born], key: tuple[str, str, str],
+                after: Segments, now: tuple[int, str], *, appended: bool) -> None:
+    """Keep, for a file being folded in a bulk load, when each of its current
+    segments entered it: an append adds one; anything else keeps the times of
+    the segments that stay and gives the others this event's."""
+    times = born.setdefault(key, {})
+    if appended:
+        times[after[-1][0]] = now
+        return
+    born[key] = {seg[0]: times.get(seg[0], now) for seg in after}
+
+
+def _sync_lines(writer: Writer, agent: str, user: str, name: str, segments: Segments,
+                born: Born, position: int, at: str, *, new: bool) -> None:
+    """Bring a file's rows of ``memory_lines`` to its segments: delete the
+    lines that left, insert those that came (an append: one insert)."""
+    old = [] if new else writer.lines(agent, user, name)
+    keep: dict[str, list[tuple[int, str]]] = {}
+    added: list[LineTuple] = []
+    ids: dict[tuple[str, str], list[int]] = {}
+    for line_id, text, sources, pos, when in old:
+        keep.setdefault(text, []).append((pos, when))
+        ids.setdefault((text, sources), []).append(line_id)
+    for row in line_rows(agent, user, name, segments, born, keep, position, at):
+        same = ids.get((row[4], row[5]))
+        if same:
+            same.pop()
+        else:
+            added.append(row)
+    gone = [i for left in ids.values() for i in left]
+    if gone:
+        writer.delete_lines(gone)
+    if added:
+        writer.insert_lines(added)
 
 
 def mark_retracted(writer: Writer, retracted: list[tuple[str, str]]) -> None:

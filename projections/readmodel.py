@@ -36,6 +36,7 @@ from sqlalchemy import (
     Engine,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     Row,
     String,
@@ -43,6 +44,7 @@ from sqlalchemy import (
     Text,
     bindparam,
     create_engine,
+    delete,
     event,
     func,
     insert,
@@ -55,6 +57,7 @@ from sqlalchemy.sql.expression import Insert, Select, Update
 
 from kairos.errors import storage_error
 from kairos.ports import FileRow, IndexRow
+from kairos.projections.search import drop_fts, fill_fts, line_rows
 
 metadata = MetaData()
 
@@ -106,6 +109,36 @@ files_table = Table(
 
 
 files_position = Index("memory_files_position", files_table.c.position)
+# The search index's current lines: one row per line of a current file, with
+# the events it came from, in the same transactions as ``memory_files``.  The
+# history (raw writes, session notes) is ``memory_index`` itself.  Full-text
+# indexes over both are built by :mod:`kairos.projections.search` (FTS5 on
+# SQLite, expression GIN indexes on PostgreSQL).
+lines_table = Table(
+    "memory_lines", metadata,
+    Column("id", BigInteger().with_variant(Integer(), "sqlite"), primary_key=True,
+           autoincrement=True),
+    Column("agent_id", String(128), nullable=False),
+    Column("user_id", String(128), nullable=False),  # '' for the agent's own files
+    Column("file", String(40), nullable=False),
+    Column("scope", String(32), nullable=False),  # the stream id, hex: the FTS scope token
+    Column("text", Text, nullable=False),
+    Column("sources", Text, nullable=False),  # the event ids it came from, space-separated
+    Column("position", BigInteger, nullable=False),  # the event that put it in the file
+    Column("recorded_at", String(27), nullable=False),
+)
+Index("memory_lines_file", lines_table.c.agent_id, lines_table.c.user_id, lines_table.c.file)
+# Embeddings, keyed by model and content hash.  Not dropped by a rebuild: the
+# texts a rebuild derives are the texts it derived before, and a vector costs
+# an embedder's time (or an API's money) to make again.
+vectors_table = Table(
+    "memory_vectors", metadata,
+    Column("model", String(200), primary_key=True),
+    Column("digest", String(32), primary_key=True),  # sha256 of the text, 128 bits in hex
+    Column("vector", LargeBinary, nullable=False),  # float32, native order
+)
+
+
 # Every write's idempotency key, by stream: a retry whose key the stream no
 # longer remembers (it keeps the last 256) is found here.
 keys_table = Table(
@@ -138,11 +171,34 @@ def m002_lighter_writes(conn: Connection) -> None:
         conn.execute(positions.insert().values(name="index", position=0))
 
 
-# -- the faults branch's migrations (issue 10), kept together ---------------------
 def m003_faults_keys(conn: Connection) -> None:
     """The idempotency keys of writes (``memory_keys``), filled from the
     events already applied (none had a key before this migration)."""
     keys_table.create(conn, checkfirst=True)
+
+
+def m004_search(conn: Connection) -> None:
+    """Search: the current lines, the vector cache, and the full-text indexes
+    over the lines and the history (:mod:`kairos.projections.search`).
+
+    Idempotent: the lines are derived again and the index rebuilt.
+    """
+    metadata.create_all(conn, tables=[lines_table, vectors_table])
+    drop_fts(conn)
+    conn.execute(delete(lines_table))
+    _fill_lines(conn)
+    fill_fts(conn)  # the history already there and the lines, then the triggers
+
+
+def _fill_lines(conn: Connection) -> None:
+    """The current lines of every existing file (a home made before search)."""
+    rows = conn.execute(select(files_table).where(files_table.c.content != "")).all()
+    values = [dict(zip(LINE_COLUMNS, line, strict=True))
+              for r in rows
+              for line in line_rows(r.agent_id, r.user_id, r.file, json.loads(r.segments), {}, {},
+                                    r.position, r.updated_at)]
+    if values:
+        conn.execute(insert(lines_table), values)
 
 
 def _translate_errors(engine: Engine, where: str) -> None:
@@ -154,8 +210,9 @@ def _translate_errors(engine: Engine, where: str) -> None:
 
 
 MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_writes,
-                                                  m003_faults_keys]
-READ_MODEL_TABLES = (files_table, index, positions, migrations_table, keys_table)
+                                                  m003_faults_keys, m004_search]
+READ_MODEL_TABLES = (files_table, index, positions, migrations_table, keys_table,
+                     lines_table)
 
 
 def sqlalchemy_url(url: str) -> str:
@@ -207,6 +264,9 @@ ROW_COLUMNS = ("position", "event_id", "stream_id", "version", "type", "agent_id
                "ref")
 FILE_COLUMNS = ("agent_id", "user_id", "file", "content", "segments", "version", "position",
                 "updated_at")
+LINE_COLUMNS = ("agent_id", "user_id", "file", "scope", "text", "sources", "position",
+                "recorded_at")
+LineTuple = tuple[str, str, str, str, str, str, int, str]
 IndexTuple = tuple[Any, ...]
 FileTuple = tuple[str, str, str, str, str, int, int, str]
 # A statement compiled for the dialect: its text, its parameters in order,
@@ -228,6 +288,7 @@ def _statements() -> dict[str, Insert | Update | Select[tuple[str]]]:
         "set_position": update(positions).where(at_index).values(position=bindparam("to")),
         "segments": select(files_table.c.segments).where(key),
         "insert_file": insert(files_table).values({c: bindparam(c) for c in FILE_COLUMNS}),
+        "insert_line": insert(lines_table).values({c: bindparam(c) for c in LINE_COLUMNS}),
         "update_file": update(files_table).where(key).values(
             {c: bindparam(c) for c in FILE_COLUMNS[3:]}),
         "insert_key": insert(keys_table).values(
@@ -237,7 +298,7 @@ def _statements() -> dict[str, Insert | Update | Select[tuple[str]]]:
 
 STATEMENTS = _statements()
 # The bulk load's statements run on the DB-API cursor, compiled once per dialect.
-BULK = ("insert_index", "insert_file")
+BULK = ("insert_index", "insert_file", "insert_line")
 
 
 class Writer:
@@ -291,6 +352,20 @@ class Writer:
             self.conn.execute(STATEMENTS["update_file"], {
                 **values, "k_agent": row[0], "k_user": row[1], "k_file": row[2]})
 
+    def lines(self, agent: str, user: str, name: str) -> list[tuple[int, str, str, int, str]]:
+        """A file's current lines: (id, text, sources, position, time)."""
+        t = lines_table.c
+        rows = self.conn.execute(select(t.id, t.text, t.sources, t.position, t.recorded_at).where(
+            (t.agent_id == agent) & (t.user_id == user) & (t.file == name))).all()
+        return [(r.id, r.text, r.sources, r.position, r.recorded_at) for r in rows]
+
+    def delete_lines(self, ids: Sequence[int]) -> None:
+        self.conn.execute(delete(lines_table).where(lines_table.c.id.in_(list(ids))))
+
+    def insert_lines(self, rows: Sequence[LineTuple]) -> None:
+        self.conn.execute(insert(lines_table), [dict(zip(LINE_COLUMNS, r, strict=True))
+                                                for r in rows])
+
     def _load(self, name: str, order: tuple[str, ...], rows: Iterable[tuple[Any, ...]]) -> None:
         text, params, _ = self.bulk[name]
         assert params == order
@@ -306,6 +381,9 @@ class Writer:
 
     def load_files(self, rows: Iterable[FileTuple]) -> None:
         self._load("insert_file", FILE_COLUMNS, rows)
+
+    def load_lines(self, rows: Iterable[LineTuple]) -> None:
+        self._load("insert_line", LINE_COLUMNS, rows)
 
 
 class ReadModel:
@@ -338,17 +416,22 @@ class ReadModel:
         the event index's secondary indexes (a bulk load is faster without
         them): call :meth:`create_indexes` when the load is done."""
         with self.engine.begin() as conn:
+            drop_fts(conn)
             for table in READ_MODEL_TABLES:
                 table.drop(conn, checkfirst=True)
         self.migrate()
         with self.engine.begin() as conn:
             for ix in index.indexes:
                 ix.drop(conn)
+            drop_fts(conn)
 
     def create_indexes(self) -> None:
+        """Build the event index's secondary indexes and the search index
+        after a bulk load."""
         with self.engine.begin() as conn:
             for ix in index.indexes:
                 ix.create(conn, checkfirst=True)
+            fill_fts(conn)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -33,10 +33,18 @@ Errors are one line on standard error, starting `Error: `.
 """
 
 
+def command(group: click.Group, name: str) -> click.Command:
+    """A subcommand, through the group's own lookup (the top group imports
+    its commands' modules only when asked for them)."""
+    cmd = group.get_command(click.Context(group), name)
+    assert cmd is not None, name
+    return cmd
+
+
 def commands(group: click.Group, prefix: list[str]) -> list[list[str]]:
     found = [prefix]
-    for name in sorted(group.commands):
-        cmd = group.commands[name]
+    for name in sorted(group.list_commands(click.Context(group))):
+        cmd = command(group, name)
         if isinstance(cmd, click.Group):
             found.extend(commands(cmd, [*prefix, name]))
         else:

@@ -10,7 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from kairos.agent.context import STRATEGIES, assemble, compare
+from kairos.agent import STRATEGIES
+from kairos.agent.context import assemble, compare
 from kairos.memory import Memory
 
 sys.path.insert(0, str(Path(__file__).parent))

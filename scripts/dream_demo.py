@@ -9,6 +9,7 @@ demo markers of docs/dream.md.  ``--check`` fails when the doc is stale.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sys
 import tempfile
@@ -56,16 +57,16 @@ STEPS: list[tuple[str, str, list[str]]] = [
 def render() -> str:
     runner = CliRunner()
     out = [""]
-    with tempfile.TemporaryDirectory() as tmp:
+    # Run in the home, as the doc shows the commands (hints then name no --home).
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
         home = Path(tmp)
         shutil.copytree(ROOT / "logs", home / "logs")
-        runner.invoke(cli, ["--home", str(home), "rebuild", "--from-logs"],
-                      catch_exceptions=False)
+        runner.invoke(cli, ["--home", ".", "rebuild", "--from-logs"], catch_exceptions=False)
         dream_id = ""
         for when, title, args in STEPS:
             args = [a.replace("{dream}", dream_id) for a in args]
             with freeze_time(when):
-                result = runner.invoke(cli, ["--home", str(home), *args], catch_exceptions=False)
+                result = runner.invoke(cli, ["--home", ".", *args], catch_exceptions=False)
             if args[:2] == ["dream", "--all"]:
                 dream_id = result.stdout.split()[1]
             shown = " ".join(f'"{a}"' if " " in a else a for a in args)

@@ -71,3 +71,19 @@ class LLMServer:
     def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def embeddings(texts: list[str], dims: int = 32) -> dict[str, Any]:
+    """An OpenAI-style ``/embeddings`` answer: each text a bag of its words,
+    hashed into ``dims`` buckets (texts sharing words point the same way)."""
+    import hashlib
+    import re
+
+    data = []
+    for i, text in enumerate(texts):
+        vec = [0.0] * dims
+        for word in re.findall(r"\w+", text.lower()):
+            vec[int(hashlib.sha256(word[:5].encode()).hexdigest(), 16) % dims] += 1.0
+        data.append({"object": "embedding", "index": i, "embedding": vec})
+    return {"object": "list", "data": data, "model": "test-embed",
+            "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)}}

@@ -213,7 +213,9 @@ def test_every_command_body_is_short() -> None:
 
     def commands(group: click.Group) -> list[click.Command]:
         found: list[click.Command] = [group]
-        for cmd in group.commands.values():
+        for name in group.list_commands(click.Context(group)):
+            cmd = group.get_command(click.Context(group), name)
+            assert cmd is not None
             found.extend(commands(cmd) if isinstance(cmd, click.Group) else [cmd])
         return found
 

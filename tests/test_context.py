@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kairos.agent.context import STRATEGIES, assemble, compare
+from kairos.agent import STRATEGIES
+from kairos.agent.context import assemble, compare
 from kairos.agent.tools import MEMORY_TOOLS
 from kairos.memory import Memory
 from tests.conftest import Kairos, store_rows

@@ -36,7 +36,7 @@ def test_every_command_has_a_summary_and_an_example(path: list[str]) -> None:
     cmd: click.Command = cli
     for name in path:
         assert isinstance(cmd, click.Group)
-        cmd = cmd.commands[name]
+        cmd = GEN.command(cmd, name)
     assert cmd.help and cmd.help.strip().split("\n")[0].endswith(".")
     if not isinstance(cmd, click.Group):
         assert "Example:" in cmd.help

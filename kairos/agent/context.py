@@ -24,14 +24,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from kairos.agent import DEFAULT_STRATEGY, STRATEGIES
 from kairos.agent.tokens import counter
 from kairos.agent.tools import MEMORY_TOOLS, describe
 from kairos.domain.files import FILES
 from kairos.errors import BadInput
 from kairos.ports import MemoryFiles
 
-STRATEGIES = ("full", "on-demand", "hybrid-v1", "hybrid-v2")
-DEFAULT_STRATEGY = "hybrid-v2"
 INJECTED = {
     "full": ("SOUL.md", "ABOUT.md", "TOOLS.md", "USER.md", "MEMORY.md"),
     "on-demand": (),

@@ -1,67 +1,209 @@
-"""Search over an agent's own files (and one pair's) and their history.
+"""Search over an agent's own files (and one pair's) and their history: what
+the agent asks for, ranked, and nothing it must not see.
 
-Every word of the query must occur (any case) in a line of a current file or
-in the text of an earlier event; each result carries the ids of the events it
-comes from, current lines first, then history newest first.  It reads the
-event index and the current files only (:class:`~kairos.ports.Index`).
+The documents are every line of the current files and every raw write and
+session note of the history (:class:`~kairos.ports.SearchIndex`, kept by the
+read side).  A search:
+
+1. scopes itself: the agent's own stream and, with a user, that pair's —
+   the index puts the scope in SQL, and drops retracted writes there
+   (unless the auditor's view asks for them);
+2. ranks by words: BM25 over stemmed words (FTS5 on SQLite,
+   ``ts_rank_cd`` on PostgreSQL), plus — when that found fewer than asked
+   for, or the query is CJK — a substring companion for compounds and CJK;
+3. ranks by meaning, when an embedder is configured: cosine over the
+   scope's vectors, keeping only those at or above ``min_similarity``
+   (:data:`~kairos.home.MIN_SIMILARITY` by default) — without a floor the
+   nearest lines come back however unrelated, so a query about something
+   the agent never heard of would be answered with its closest noise (a
+   failing embedder: lexical only, and the result says so);
+4. fuses the rankings by reciprocal rank (k = 60), one entry per text (a
+   current line over the history entry it came from);
+5. ranks what an update superseded below what replaced it: a raw write no
+   longer in its file (replaced, or dropped by a dream) loses half its
+   score, and a result moves above an older one of the same file that says
+   nearly the same (word overlap ≥ :data:`REPLACES`);
+6. breaks ties current before history, newer before older.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+import unicodedata
+from collections.abc import Sequence
 
+from kairos.domain.files import check_scope, file_spec
+from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
-from kairos.domain.kinds import EventType
+from kairos.domain.inputs import parse_when
 from kairos.errors import BadInput
-from kairos.ports import Index
+from kairos.home import MIN_SIMILARITY
+from kairos.ports import (
+    Doc,
+    Embedder,
+    EmbedderUnavailable,
+    SearchHit,
+    SearchIndex,
+    SearchResult,
+    SearchScope,
+)
 
-# Events whose text is memory (a write, a session's notes), not a reason.
-SEARCHED = (EventType.WRITTEN, EventType.SESSION_ENDED)
+RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (k + rank)
+DEPTH = 50  # candidates each ranking contributes to the fusion
+SUPERSEDED = 0.5  # a raw write its file no longer holds keeps this share of its score
+REPLACES = 0.5  # word overlap (Jaccard) above which a newer result of a file replaces an older
+SNIPPET = 300  # a history entry longer than this comes back as a snippet around the match
+MAX_LIMIT = 100
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+WORD = re.compile(r"\w+")
+# Words that carry no meaning of their own in a query, English and German:
+# dropped before matching (unless nothing else is left).
+STOP = frozenset("""
+a an the and or but of to in on at for from by with as is are was were be been being am do does did
+have has had i me my we our you your he him his she her it its they them their what which who whom
+whose when where why how this that these those there here not no any all some can could should would
+will shall may might must about into over under up than then so if just also very s t
+der die das den dem des ein eine einen einem einer eines und oder aber ist sind war waren sein hat
+haben hatte wird werden wurde zu zum zur im am an auf aus bei mit nach von vor für über um wie was
+wer wann wo warum welche welcher welches sich nicht kein keine keinen noch nur auch es er sie ihr
+ihre ihren ihm ihn man mehr sehr so dass ob denn doch
+""".split())
+
+
+def words_of(query: str) -> list[str]:
+    """The query's words, NFKC case-folded, stop words dropped (unless only
+    stop words are left), each once, in order."""
+    folded = unicodedata.normalize("NFKC", query).casefold()
+    found = [w for w in dict.fromkeys(WORD.findall(folded)) if w.strip("_")]
+    kept = [w for w in found if w not in STOP]
+    return kept or found
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _stems(text: str) -> set[str]:
+    """A document's words cut to five letters: a cheap stem for comparing two
+    results (moved/moves, Kaffee/Kaffeemaschine)."""
+    return {w[:5] for w in words_of(text)}
 
 
 class Search:
-    def __init__(self, index: Index):
-        self.index = index
+    """The search service: one instance per home, shared by ``Memory.search``,
+    the ``memory_search`` tool and the MCP server."""
 
-    def search(self, agent: str, query: str, *, user: str | None = None,
-               limit: int = 10) -> list[dict[str, Any]]:
+    def __init__(self, index: SearchIndex, embedder: Embedder | None = None,
+                 min_similarity: float = MIN_SIMILARITY):
+        self.index = index
+        self.embedder = embedder
+        self.min_similarity = min_similarity
+
+    def search(self, agent: str, query: str, *, user: str | None = None, limit: int = 10,
+               file: str | None = None, since: str | None = None,
+               include_retracted: bool = False) -> SearchResult:
         """See :meth:`kairos.memory.Memory.search`.
 
-        :raises BadInput: bad ids, or a query with no words.
+        :raises BadInput: bad ids, file or time, a limit out of range, or a
+            query with no words.
         """
         check_id(agent, "agent")
         if user is not None:
             check_id(user, "user")
-        words = [w.lower() for w in re.findall(r"[\w']+", query or "")]
+        if file is not None:
+            spec = file_spec(file)
+            check_scope(spec, user) if spec.scope != "agent" else None
+            file = spec.name
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
+            raise BadInput(f"limit must be between 1 and {MAX_LIMIT}")
+        words = words_of(query or "")
         if not words:
             raise BadInput("the query has no words to look for")
+        scope = SearchScope(agent, user, file, format_time(parse_when(since)) if since else None,
+                            include_retracted)
+        rankings = [self.index.lexical(scope, words, DEPTH)]
+        if len(rankings[0]) < limit or CJK.search(query):
+            rankings.append(self.index.substring(scope, words, DEPTH))
+        mode, note = "lexical", None
+        if self.embedder is not None:
+            try:
+                vector = self.embedder.embed([query])[0]
+                found, missing = self.index.nearest(scope, self.embedder, vector, DEPTH)
+                rankings.append([d for d in found if d.score >= self.min_similarity])
+                mode = "hybrid"
+                if missing:
+                    note = (f"{missing} recent entries are not embedded yet: they are found by "
+                            "their words only")
+            except EmbedderUnavailable as e:
+                note = f"semantic search unavailable, lexical results only: {e}"
+        docs = self._rank(scope, rankings)
+        hits = [self._hit(d, score, words, include_retracted) for d, score in docs[:limit]]
+        return SearchResult(query, hits, mode, note)
 
-        def matches(text: str | None) -> bool:
-            low = (text or "").lower()
-            return all(w in low for w in words)
+    # -- ranking ------------------------------------------------------------------------
+    def _rank(self, scope: SearchScope, rankings: Sequence[list[Doc]]) -> list[tuple[Doc, float]]:
+        best: dict[str, Doc] = {}  # one document per text: a current line over history
+        scores: dict[str, float] = {}
+        for ranking in rankings:
+            seen: set[str] = set()
+            for rank, doc in enumerate(ranking):
+                key = _norm(doc.text)
+                kept = best.get(key)
+                if kept is None or (kept.kind, -kept.position) > (doc.kind, -doc.position):
+                    best[key] = doc
+                if key not in seen:  # a text's best rank in this ranking counts
+                    seen.add(key)
+                    scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
+        if any(d.kind == "history" for d in best.values()):
+            current = {e for line in self.index.lines(SearchScope(scope.agent, scope.user))
+                       for e in line.event_ids}
+            for key, doc in best.items():
+                if (doc.kind == "history" and doc.file is not None and doc.type == "MemoryWritten"
+                        and doc.event_ids[0] not in current):
+                    scores[key] *= SUPERSEDED
+        order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
+                                            -best[k].position))
+        ranked = [(best[k], scores[k]) for k in order]
+        return _replacements_first(ranked)
 
-        results: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        scopes = [None] if user is None else [None, user]
-        for scope_user in scopes:
-            for row in self.index.files_of(agent, scope_user):
-                for seg in row.segments:
-                    sources = list(seg[2]) if len(seg) > 2 else [seg[0]]
-                    for line in seg[1].split("\n"):
-                        if matches(line):
-                            results.append({"where": "current", "file": row.file, "text": line,
-                                            "event_ids": sources})
-                            seen.update(sources)
-        history = [r for u in scopes
-                   for r in self.index.events(agent=agent, user=u, pair_only=True)
-                   if r["type"] in SEARCHED and matches(r["text"])
-                   and r["event_id"] not in seen]
-        history.sort(key=lambda r: r["position"], reverse=True)
-        for r in history:
-            text = r["text"] or ""
-            results.append({"where": "history", "file": r["file"], "type": r["type"],
-                            "time": r["recorded_at"], "event_ids": [r["event_id"]],
-                            "text": text if len(text) <= 300 else text[:299] + "…",
-                            "retracted": bool(r["retracted_by"])})
-        return results[:limit]
+    @staticmethod
+    def _hit(doc: Doc, score: float, words: list[str], auditor: bool) -> SearchHit:
+        where = doc.kind
+        if where == "current" and (doc.file or "").startswith("topics/"):
+            where = "topic"
+        return SearchHit(_snippet(doc.text, words), doc.file, where, doc.recorded_at,
+                         doc.event_ids, score, doc.retracted if auditor else None)
+
+
+def _replacements_first(ranked: list[tuple[Doc, float]], depth: int = 20
+                        ) -> list[tuple[Doc, float]]:
+    """Move a result above an older one of the same file that says nearly
+    the same: the likely replacement of a fact above the fact it replaced.
+    It takes the score of the one it passes, so the scores stay in order."""
+    top = list(ranked[:depth])
+    stems = [_stems(d.text) for d, _ in top]
+    for j in range(1, len(top)):
+        new, new_stems = top[j][0], stems[j]
+        for i in range(j):
+            old = top[i][0]
+            if (old.file == new.file and new.position > old.position and new_stems
+                    and len(new_stems & stems[i]) / len(new_stems | stems[i]) >= REPLACES):
+                moved, moved_stems = top.pop(j), stems.pop(j)
+                top.insert(i, (moved[0], top[i][1]))
+                stems.insert(i, moved_stems)
+                break
+    return top + list(ranked[depth:])
+
+
+def _snippet(text: str, words: list[str]) -> str:
+    """A long history entry: the window around its first matching word."""
+    if len(text) <= SNIPPET:
+        return text
+    low = text.casefold()
+    at = min((i for i in (low.find(w) for w in words) if i >= 0), default=0)
+    start = max(0, min(at - SNIPPET // 3, len(text) - SNIPPET))
+    cut = text[start:start + SNIPPET - 2]
+    return ("…" if start else "") + cut + ("…" if start + len(cut) < len(text) else "")
+
+
+__all__ = ["Search", "words_of"]

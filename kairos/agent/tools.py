@@ -42,10 +42,12 @@ MEMORY_TOOLS: list[dict[str, Any]] = [
             "required": ["file", "text"], "additionalProperties": False}}},
     {"type": "function", "function": {
         "name": "memory_search",
-        "description": "Search your memory files and their history; answers snippets with the "
-                       "ids of the events they come from.",
+        "description": "Search your memory files and their history by words and meaning, best "
+                       "first; each result has its text, file, where it is (current, topic or "
+                       "history), when it was recorded and the ids of its events.",
         "parameters": {"type": "object", "properties": {
-            "query": {"type": "string", "description": "Words to look for."},
+            "query": {"type": "string",
+                      "description": "What to look for: words or a question."},
             "limit": {"type": "integer", "description": "At most this many results (default 10)."}},
             "required": ["query"], "additionalProperties": False}}},
     {"type": "function", "function": {
@@ -164,8 +166,9 @@ class ToolExecutor:
         return out
 
     def _memory_search(self, query: str, limit: int = 10) -> dict[str, Any]:
-        hits = self.memory.search(self.agent, query, user=self.user, limit=max(1, min(limit, 50)))
-        return {"query": query, "results": hits}
+        found = self.memory.search(self.agent, query, user=self.user,
+                                   limit=max(1, min(limit, 50)))
+        return found.to_dict()
 
     def _memory_retract(self, file: str, event_ids: list[str], reason: str) -> dict[str, Any]:
         if not all(isinstance(e, str) for e in event_ids):

@@ -40,16 +40,19 @@ from kairos.domain.sealing import (
 from kairos.errors import BadInput, disk_errors
 from kairos.home import write_durably
 from kairos.ports import Commands, History
+from kairos.progress import SILENT, Progress, counted
 
 
 def leaf(rec: Recorded) -> bytes:
     return leaf_hash(f"{rec.position} {rec.event.hash}".encode())
 
 
-def leaves(history: History) -> tuple[list[bytes], list[int]]:
-    """The Merkle leaves of the history, and their positions."""
+def leaves(history: History, progress: Progress = SILENT) -> tuple[list[bytes], list[int]]:
+    """The Merkle leaves of the history, and their positions (one pass over
+    every event: ``progress`` hears of it)."""
+    progress.phase("hash every event", history.max_position())
     hashes, positions = [], []
-    for rec in history.read():
+    for rec in counted(history.read(), progress):
         hashes.append(leaf(rec))
         positions.append(rec.position)
     return hashes, positions
@@ -172,14 +175,14 @@ def check_signature(data: dict[str, Any], trusted_key: str | None) -> str | None
     return None
 
 
-def verify_checkpoint(history: History, data: dict[str, Any],
-                      trusted_key: str | None = None) -> CheckpointCheck:
+def verify_checkpoint(history: History, data: dict[str, Any], trusted_key: str | None = None,
+                      progress: Progress = SILENT) -> CheckpointCheck:
     """Whether the history extends the checkpoint ``data`` (and its signature holds)."""
     size = int(data["size"])
     wrong = check_signature(data, trusted_key)
     if wrong:
         return CheckpointCheck(False, wrong, size)
-    hashes, positions = leaves(history)
+    hashes, positions = leaves(history, progress)
     n = len(hashes)
     if n < size:
         return CheckpointCheck(False, f"the history holds {n} events, fewer than the "
@@ -207,7 +210,7 @@ class Checkpoints:
         self.home = home
 
     @disk_errors
-    def seal(self, key: str | None = None) -> dict[str, Any]:
+    def seal(self, key: str | None = None, progress: Progress = SILENT) -> dict[str, Any]:
         """Record a checkpoint over every event so far, and write its file.
 
         ``key``: an Ed25519 private key (PEM) to sign it with (default:
@@ -215,7 +218,8 @@ class Checkpoints:
         :raises BadInput: the key cannot be loaded.
         """
         key = key or os.environ.get("KAIROS_SIGNING_KEY") or None
-        hashes, positions = leaves(self.history)
+        hashes, positions = leaves(self.history, progress)
+        progress.phase("record the checkpoint", None)
         size, last, head = len(hashes), positions[-1] if positions else 0, root(hashes).hex()
         now = clock.now()  # the checkpoint's time is its event's: the file follows from the event
         body = checkpoint_body(size, last, head, format_time(now))
@@ -233,10 +237,11 @@ class Checkpoints:
         data["file"] = os.path.relpath(path, self.home)
         return data
 
-    def verify(self, path: str, public_key: str | None = None) -> CheckpointCheck:
+    def verify(self, path: str, public_key: str | None = None,
+               progress: Progress = SILENT) -> CheckpointCheck:
         """Prove the current history extends the checkpoint in ``path``.
 
         :raises BadInput: the checkpoint or the key cannot be read.
         """
         trusted = public_key_text(public_key) if public_key else None
-        return verify_checkpoint(self.history, read_checkpoint(path), trusted)
+        return verify_checkpoint(self.history, read_checkpoint(path), trusted, progress)

@@ -25,6 +25,7 @@ from kairos.domain.logformat import day_of, file_header, render_entry
 from kairos.domain.merkle import inclusion_proof, leaf_hash, verify_inclusion
 from kairos.errors import BadInput, KairosError, NotFound, disk_errors
 from kairos.ports import History
+from kairos.progress import SILENT, Progress, counted
 
 # The fields of an events.jsonl record, with their JSON types.
 RECORD = {"position": int, "leaf_index": int, "type": str, "stream": str, "version": int,
@@ -43,10 +44,13 @@ def latest_checkpoint(home: str) -> str:
 
 @disk_errors
 def export(history: History, home: str, agent: str, user: str, out: str, *,
-           since: str | None = None, until: str | None = None) -> dict[str, Any]:
+           since: str | None = None, until: str | None = None,
+           progress: Progress = SILENT) -> dict[str, Any]:
     """Write an auditor's bundle: the pair's (and its agent's) events with an
     inclusion proof each against the latest checkpoint, their log entries,
-    the checkpoint, and a README on verifying it.
+    the checkpoint, and a README on verifying it.  Two passes over every
+    event (the Merkle leaves, then the pair's events): ``progress`` hears of
+    both, and of the proofs written.
 
     :raises BadInput: bad ids or dates, or ``out`` is not empty.
     :raises NotFound: no checkpoint yet.
@@ -58,17 +62,19 @@ def export(history: History, home: str, agent: str, user: str, out: str, *,
     cp_path = latest_checkpoint(home)
     cp = read_checkpoint(cp_path)
     size = int(cp["size"])
-    hashes, positions = leaves(history)
+    hashes, positions = leaves(history, progress)
     index_of = {p: i for i, p in enumerate(positions[:size])}
     streams = {MemoryStream.stream_id(agent, None), MemoryStream.stream_id(agent, user)}
     lo, hi = when_text(since), when_text(until)
-    chosen = [r for r in history.read() if r.event.originator_id in streams
+    progress.phase("choose the pair's events", history.max_position())
+    chosen = [r for r in counted(history.read(), progress) if r.event.originator_id in streams
               and r.position in index_of and (lo is None or format_time(r.event.timestamp) >= lo)
               and (hi is None or format_time(r.event.timestamp) <= hi)]
     os.makedirs(out, exist_ok=True)
     days: dict[str, list[str]] = {}
+    progress.phase("write proofs", len(chosen))
     with open(os.path.join(out, "events.jsonl"), "w", encoding="utf-8") as f:
-        for r in chosen:
+        for r in counted(chosen, progress):
             e = r.event
             record = {"position": r.position, "leaf_index": index_of[r.position],
                       "type": e.kind.value, "stream": str(e.originator_id),

@@ -28,6 +28,7 @@ from kairos.domain.inputs import when_text
 from kairos.domain.versions import approvals, proposals, published
 from kairos.errors import BadInput, NotFound
 from kairos.ports import History, Index, MemoryFiles, Prompts
+from kairos.progress import SILENT, Progress
 
 COLUMNS = ("position", "event_id", "recorded_at", "type", "actor", "agent_id", "user_id",
            "file", "session_id", "text", "log_file", "log_line")
@@ -53,10 +54,14 @@ class Audit:
         self.home = home
 
     def export(self, agent: str, user: str, out: str, *, since: str | None = None,
-               until: str | None = None) -> dict[str, Any]:
+               until: str | None = None, progress: Progress = SILENT) -> dict[str, Any]:
         """Write an auditor's bundle of the pair to ``out``
         (:func:`kairos.audit.export.export`)."""
-        return export(self.history, self.home, agent, user, out, since=since, until=until)
+        try:
+            return export(self.history, self.home, agent, user, out, since=since, until=until,
+                          progress=progress)
+        finally:
+            progress.done()
 
     def query(self, *, agent: str | None = None, user: str | None = None,
               file: str | None = None, actor: str | None = None, type: str | None = None,

@@ -43,7 +43,6 @@ from kairos.domain.ids import agent_stream_id, event_id, pair_stream_id
 from kairos.domain.kinds import EventType
 from kairos.errors import BadInput, KairosError, NotFound
 
-ACTORS = ("agent", "user", "system", "import")
 # The home's own stream (checkpoints).  Ids cannot start with "_", so no
 # agent can ever share it.
 SYSTEM_AGENT = "_system"

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+# Who can record an event (the command line offers all but "import").  Here,
+# not with the event classes, so the command line can name them without
+# loading the event store's library.
+ACTORS = ("agent", "user", "system", "import")
+
 
 class EventType(StrEnum):
     """The kinds of event, valued by the type name that hashes, log entries

@@ -11,13 +11,13 @@ failure does not stop the others.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kairos.dream.distill.base import Distiller
 from kairos.dream.service import Dreams
 from kairos.errors import KairosError
+from kairos.progress import SILENT, Progress
 
 
 @dataclass
@@ -44,9 +44,18 @@ class Summary:
 
 def run(dreams: Dreams, pairs: list[tuple[str, str]] | None = None, *,
         distiller: Distiller | None = None, force: bool = False, dry_run: bool = False,
-        trigger: str = "cron", progress: Callable[[tuple[str, str]], None] | None = None
-        ) -> Summary:
-    """Dream for ``pairs`` (every pair of the home when None)."""
+        trigger: str = "cron", progress: Progress = SILENT) -> Summary:
+    """Dream for ``pairs`` (every pair of the home when None); ``progress``
+    hears of each pair done."""
+    try:
+        return _run(dreams, pairs, distiller, force, dry_run, trigger, progress)
+    finally:
+        progress.done()
+
+
+def _run(dreams: Dreams, pairs: list[tuple[str, str]] | None, distiller: Distiller | None,
+         force: bool, dry_run: bool, trigger: str, progress: Progress) -> Summary:
+    """The run itself; :func:`run` wraps it so ``progress`` ends on every path."""
     summary = Summary()
     start = time.monotonic()
     with dreams.exclusive_run() as got:
@@ -54,6 +63,7 @@ def run(dreams: Dreams, pairs: list[tuple[str, str]] | None = None, *,
             summary.already_running = True
             return summary
         todo = dreams.pairs() if pairs is None else pairs
+        progress.phase("gate and distil", len(todo), "pairs")
         for agent, user in todo:
             summary.examined += 1
             entry: dict[str, Any] = {"agent": agent, "user": user}
@@ -75,7 +85,6 @@ def run(dreams: Dreams, pairs: list[tuple[str, str]] | None = None, *,
                 getattr(summary, outcome.status.replace("-", "_")).append(entry)
                 summary.tokens += outcome.tokens
                 summary.cost += outcome.cost
-            if progress is not None:
-                progress((agent, user))
+            progress.advance()
     summary.duration = round(time.monotonic() - start, 3)
     return summary

@@ -31,7 +31,6 @@ from typing import Any
 
 from kairos import clock, faults
 from kairos.domain.events import (
-    ACTORS,
     DomainEvent,
     DreamApproved,
     DreamProposed,
@@ -47,7 +46,7 @@ from kairos.domain.files import check_scope, file_spec, has_versions
 from kairos.domain.fold import Segments, fold, render, size
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
-from kairos.domain.kinds import EventType
+from kairos.domain.kinds import ACTORS, EventType
 from kairos.domain.versions import active_version, approvals, proposals, published, replay, versions
 from kairos.dream.distill.base import Context, Distiller, DistillerFailed, Line, Signal, Source
 from kairos.dream.distill.guards import GuardFailed, Verdict, check

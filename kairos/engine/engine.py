@@ -35,8 +35,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from itertools import islice
-from typing import TypeVar
+from typing import Any, TypeVar
 from uuid import UUID
+
+from sqlalchemy.exc import DBAPIError
 
 from kairos import clock, faults
 from kairos.domain.events import (
@@ -64,10 +66,12 @@ from kairos.errors import (
     one_line,
 )
 from kairos.home import write_durably
-from kairos.ports import FileRow, IndexRow
+from kairos.ports import Doc, Embedder, EmbedderUnavailable, FileRow, IndexRow, SearchScope
 from kairos.projections.indexer import Applicable, Indexer
 from kairos.projections.materialize import Materializer
 from kairos.projections.readmodel import ReadModel, create_read_engine
+from kairos.projections.search import SearchQueries
+from kairos.projections.vectors import Vectors
 
 T = TypeVar("T")
 PAGE = 1000
@@ -99,7 +103,7 @@ class Engine:
     """
 
     def __init__(self, home: str, url: str, *, follow: bool = True, read_only: bool = False,
-                 key: bytes | None = None):
+                 key: bytes | None = None, embedder: Embedder | None = None):
         self.home = home
         self.read_only = read_only
         self.store, immutable = self._open_store(url, read_only)
@@ -117,9 +121,13 @@ class Engine:
         self.indexer = Indexer()
         self.mirror = LogMirror(os.path.join(home, "logs"), key)
         self.files = Materializer(home, self.readmodel, file_lock)
-        self.follower = Follower(self._bring_up, self.files.flush) if follow and not read_only \
-            else None
+        self.embedder = embedder
+        self.vectors = Vectors(self.readmodel.engine, SearchQueries(self.readmodel.engine))
+        self.follower = Follower(self._bring_up, self.files.flush,
+                                 self._embed_later if embedder is not None else None
+                                 ) if follow and not read_only else None
         self.index = FreshIndex(self)
+        self.search_index = FreshSearch(self)
         # The position up to which this process knows store and logs agree
         # (None until it has checked), and the read model's last known one.
         self.synced: int | None = None
@@ -134,6 +142,10 @@ class Engine:
         # is done) instead of in SQLite's busy handler, which sleeps 1 ms or
         # more each time it finds the database locked.
         self._db_write = threading.Lock()
+        # Held by an embedding round and by a rebuild (which sets _holding to
+        # make a round in progress stop early).
+        self._embed_lock = threading.Lock()
+        self._holding = False
         self.repairs: list[Repair] = []
         self.closed = False
 
@@ -171,10 +183,15 @@ class Engine:
 
     @contextmanager
     def read_side_held(self) -> Iterator[ReadModel]:
-        """The read model, with neither the follower nor any flush (of this
-        process or another) touching it or the files: for a rebuild."""
-        with self._apply_lock, self.files.locked():
-            yield self.readmodel
+        """The read model, with neither the follower (its embedding too) nor
+        any flush (of this process or another) touching it or the files: for
+        a rebuild."""
+        self._holding = True  # an embedding in progress stops after its page
+        try:
+            with self._embed_lock, self._apply_lock, self.files.locked():
+                yield self.readmodel
+        finally:
+            self._holding = False
 
     def flush(self) -> int:
         """Bring the read model and the materialized files up to the store
@@ -374,6 +391,31 @@ class Engine:
                 at = batch[-1].position
                 self.applied = max(self.applied, at)
 
+    def _embed_later(self, stop: Callable[[], bool]) -> int:
+        """The follower's round: skipped, not queued, while a rebuild holds
+        the read side or another round runs (the next round catches up)."""
+        return self.embed(stop, wait=False)
+
+    def embed(self, stop: Callable[[], bool] = lambda: False, *, wait: bool = True) -> int:
+        """Embed what the read model holds and the vector cache lacks (the
+        follower's last step, off the write path); return how many texts were
+        embedded.  A failing embedder is logged (by :class:`Guarded`) and
+        tried again in a later round: never raised to a writer or a reader.
+        Without ``wait``, return 0 at once when a rebuild or another round
+        holds the embedding lock."""
+        if self.embedder is None or not self._embed_lock.acquire(blocking=wait):
+            return 0
+        try:
+            return self.vectors.catch_up(self.embedder, self.readmodel.position(),
+                                         lambda: self._holding or stop())
+        except EmbedderUnavailable:
+            return 0
+        except DBAPIError as e:  # another process rebuilding the read model, say
+            log.warning("embedding stopped, to be tried again: %s", e)
+            return 0
+        finally:
+            self._embed_lock.release()
+
     # -- the write path --------------------------------------------------------------
     def execute(self, agent: str, user: str | None,
                 command: Callable[[MemoryStream], T]) -> tuple[Recorded, T]:
@@ -535,3 +577,34 @@ class FreshIndex:
     def stream_version_at(self, agent: str, user: str | None, until: str) -> int:
         self._engine.fresh()
         return self._model.stream_version_at(agent, user, until)
+
+
+class FreshSearch:
+    """The search index as the search service queries it
+    (:class:`kairos.ports.SearchIndex`): each query first brings the read
+    model up to every event in the store."""
+
+    def __init__(self, engine: Engine):
+        self._engine = engine
+        self._queries = SearchQueries(engine.readmodel.engine)
+
+    def lexical(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
+        self._engine.fresh()
+        return self._queries.lexical(scope, words, depth)
+
+    def substring(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
+        self._engine.fresh()
+        return self._queries.substring(scope, words, depth)
+
+    def lines(self, scope: SearchScope) -> list[Doc]:
+        self._engine.fresh()
+        return self._queries.lines(scope)
+
+    def docs(self, scope: SearchScope, keys: Iterable[int]) -> dict[int, Doc]:
+        self._engine.fresh()
+        return self._queries.docs(scope, keys)
+
+    def nearest(self, scope: SearchScope, embedder: Embedder, vector: Any,
+                depth: int) -> tuple[list[Doc], int]:
+        self._engine.fresh()
+        return self._engine.vectors.nearest(scope, embedder, vector, depth)

@@ -6,7 +6,9 @@ materialized files follow, in this thread: :meth:`Follower.notify` wakes it,
 it applies every event the read model lacks (however many writes came in
 meanwhile, in transactions of up to 50 events), then waits ``delay`` seconds,
 so that a burst of writes to one file costs one rename, and writes the
-changed files.
+changed files.  Last, when the home has an embedder, it embeds what the
+search index gained (work that may wait: skipped once :meth:`stop` is called,
+so a short-lived command never waits for a model to load).
 
 Nothing here is needed for correctness: every read first brings the read
 model up to the store itself (:meth:`kairos.engine.engine.Engine.fresh`),
@@ -42,9 +44,13 @@ log = logging.getLogger("kairos")
 
 class Follower:
     def __init__(self, apply: Callable[[], None], flush: Callable[[], object],
+                 after: Callable[[Callable[[], bool]], object] | None = None,
                  delay: float = 0.05):
         self.apply = apply
         self.flush = flush
+        # Work that may wait (embedding): run last, given a callable that says
+        # when to stop, and skipped once stop() was called.
+        self.after = after
         self.delay = delay
         self._wake = threading.Event()
         self._halt = threading.Event()
@@ -79,6 +85,8 @@ class Follower:
                 self.flush()
                 with self._failure_lock:  # a round that succeeds settles an earlier failure
                     self._failure = None
+                if self.after is not None and not self._stopped:
+                    self.after(lambda: self._stopped)
             except Exception as e:  # a storage failure is one line, a bug a traceback
                 log.error("the read side's follower failed: %s", e,
                           exc_info=not isinstance(e, KairosError))

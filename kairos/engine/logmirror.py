@@ -154,6 +154,10 @@ class LogMirror:
                 except LogFormatError as e:
                     e.path = self.relpath(path)  # type: ignore[attr-defined]
                     raise
+                if repair and good == 0 and file_header(day).encode().startswith(torn):
+                    os.unlink(path)  # a file whose creation was cut short: nothing to keep
+                    fsync_dir(os.path.dirname(path))
+                    continue
                 if repair:
                     repairs.append(self._move_aside(path, good, torn))
                     if good == 0:  # nothing whole in it (a torn header): it is gone aside

@@ -81,6 +81,8 @@ def iter_entries(path: str, day: str, size: int | None = None) -> Iterator[Entry
     header = file_header(day).encode()
     pieces = blocks(path, size)
     piece = next(pieces, b"")
+    if len(piece) < len(header) and header.startswith(piece):
+        return  # created, but its header not yet whole (a failed append): no entries
     if not piece.startswith(header):
         raise LogFormatError(f"expected the header '# Kairos log {day}'", 1)
     piece = piece[len(header):]

@@ -50,6 +50,7 @@ from kairos.engine.logmirror import (
 from kairos.engine.logread import DayReader, iter_entries
 from kairos.engine.verify import ChainChecker
 from kairos.errors import Inconsistent, VerificationFailed, disk_errors
+from kairos.progress import SILENT, Progress, counted
 from kairos.projections.indexer import mark_retracted
 from kairos.projections.materialize import existing_files, file_path, read_file, write_file
 from kairos.projections.readmodel import ReadModel
@@ -75,22 +76,27 @@ def _digest(text: str | None) -> str | None:
 
 @disk_errors
 def rebuild(engine: Engine, *, from_logs: bool = False, import_past_end: bool = False,
-            key: bytes | None = None) -> RebuildReport:
+            key: bytes | None = None, progress: Progress = SILENT) -> RebuildReport:
     """Re-derive read models and files from the store, and repair the logs,
     under the writer lock; with ``from_logs``, first restore the store from
     the logs.  (See :meth:`kairos.memory.Memory.rebuild`.)"""
     report = RebuildReport()
     with engine.writer_lock():
         if from_logs:
-            restore_store(engine, report, import_past_end=import_past_end, key=key)
+            progress.phase("import from the logs", None, "entries")
+            restore_store(engine, report, import_past_end=import_past_end, key=key,
+                          progress=progress)
             # Not the read side: every event is new to it, and it is rebuilt
             # from scratch below (applying them one batch at a time first
             # was most of a restore's time).
+            progress.phase("recover", None)
             engine.recover_logs()
         else:
+            progress.phase("recover", None)
             engine.recover()
-        repair_logs(engine, report, key)
-        rebuild_projections(engine, report)
+        progress.phase("repair the logs", engine.store.max_position())
+        repair_logs(engine, report, key, progress)
+        rebuild_projections(engine, report, progress)
         if from_logs:
             engine.complete_seals()  # what recover() does after the read side
             engine.files.flush()
@@ -98,7 +104,7 @@ def rebuild(engine: Engine, *, from_logs: bool = False, import_past_end: bool = 
 
 
 def restore_store(engine: Engine, report: RebuildReport, *, import_past_end: bool = False,
-                  key: bytes | None = None) -> None:
+                  key: bytes | None = None, progress: Progress = SILENT) -> None:
     """Import the logs' events the store lacks, at their logged positions.
 
     One pass over the logs inside one store transaction, so nothing is
@@ -120,7 +126,7 @@ def restore_store(engine: Engine, report: RebuildReport, *, import_past_end: boo
     def entries() -> Iterator[Recorded]:
         last = 0
         mac_from: int | None = None
-        for rel, entry in _all_entries(engine):
+        for rel, entry in counted(_all_entries(engine), progress):
             wrong = chains.check(entry.event)
             if entry.mac is not None:
                 mac_from = entry.position if mac_from is None else mac_from
@@ -155,7 +161,8 @@ def _all_entries(engine: Engine) -> Iterator[tuple[str, Entry]]:
     return ordered_entries(engine.mirror, bad)
 
 
-def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
+def rebuild_projections(engine: Engine, report: RebuildReport,
+                        progress: Progress = SILENT) -> None:
     home = engine.home
     # A read model about to be rebuilt, held from the follower and every
     # flush (which would apply events to it first).
@@ -163,11 +170,15 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
         before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
         files_before = _file_digests(readmodel)
         _save_row_digests(readmodel, digests)
+        embedded = engine.vectors.kept_positions()  # the vector cache itself is kept
         readmodel.reset()
+        progress.phase("locate log entries", None)  # streamed: found as the load advances
         where = Places(ordered_places(engine.mirror))
+        progress.phase("project", engine.store.max_position())
         with readmodel.transaction() as writer:
             report.events, position, retracted = engine.indexer.load(
-                writer, engine.store.read_bulk(), where)
+                writer, counted(engine.store.read_bulk(), progress), where)
+        progress.phase("index and compare files", None)
         # SQLite builds the indexes without Python's lock: compare the files
         # with what was on disk meanwhile.
         with ThreadPoolExecutor(1) as pool:
@@ -179,6 +190,7 @@ def rebuild_projections(engine: Engine, report: RebuildReport) -> None:
             indexed.result()
         with readmodel.transaction() as writer:
             mark_retracted(writer, retracted)
+        engine.vectors.restore_positions(embedded, position)
         _report_rows(report, files_before, _file_digests(readmodel))
         digests.seek(0)
         _report_index_rows(report, digests, readmodel)
@@ -267,7 +279,8 @@ def _report_rows(report: RebuildReport, before: dict[tuple[str, str], int],
             report.rows.append({"table": key[0], "row": key[1], "status": status})
 
 
-def repair_logs(engine: Engine, report: RebuildReport, key: bytes | None = None) -> None:
+def repair_logs(engine: Engine, report: RebuildReport, key: bytes | None = None,
+                progress: Progress = SILENT) -> None:
     """Write missing day files and replace damaged ones from the store (see
     the module's docstring).  Entries from the first one that carries a MAC
     on get theirs again, so regenerating them needs the entry key.
@@ -287,7 +300,8 @@ def repair_logs(engine: Engine, report: RebuildReport, key: bytes | None = None)
     strip = MAC_LINE if key is None and mac_from is not None else None
     readers: dict[str, DayReader] = {}
     redo: dict[str, str] = {}  # day -> path, in the order the days come
-    for day, text, _ in expected_entries(engine.store.read(), key, mac_from):
+    for day, text, _ in expected_entries(counted(engine.store.read(), progress), key,
+                                          mac_from):
         if day in redo:
             continue
         path = actual.get(day)

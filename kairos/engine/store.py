@@ -22,13 +22,13 @@ from __future__ import annotations
 import gc
 import os
 import sqlite3
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, NamedTuple, cast
 from uuid import UUID
 
-import psycopg
 from eventsourcing.application import AggregateNotFoundError, Application, project_aggregate
 from eventsourcing.persistence import (
     IntegrityError,
@@ -48,6 +48,15 @@ SNAPSHOT_INTERVAL = 200
 # Read the global order 500 events a query: large pages (the library serves
 # 10), bounded memory; larger pages measured no faster, a little slower.
 PAGE = 500
+
+
+def db_errors() -> tuple[type[BaseException], ...]:
+    """What a database failure can raise.  psycopg's errors only once it is
+    loaded (a PostgreSQL store): an SQLite home never imports it, which would
+    cost a command a fifth of a second or more."""
+    pg = sys.modules.get("psycopg")
+    base: tuple[type[BaseException], ...] = (PersistenceError, OSError, sqlite3.Error)
+    return base if pg is None else (*base, pg.Error)
 
 
 class SubclassAwareTranscoder(JSONTranscoder):
@@ -156,7 +165,7 @@ def guarded(where: str) -> Iterator[None]:
         yield
     except (Conflict, SnapshotOutdated):
         raise
-    except (PersistenceError, OSError, sqlite3.Error, psycopg.Error) as e:
+    except db_errors() as e:
         raise storage_error(e, where) from e
 
 
@@ -195,7 +204,7 @@ class Store:
 
                 tune_pool(cast(Any, app.factory))
             app.recorder.max_notification_id()
-        except (PersistenceError, OSError, sqlite3.Error, psycopg.Error) as e:
+        except db_errors() as e:
             error = storage_error(e, self.where)
             if isinstance(error, StoreUnavailable):
                 error = StoreUnavailable(f"cannot reach the event store at {self.where}: "
@@ -308,7 +317,7 @@ class Store:
             self.evict(stream.id)
             if isinstance(e, IntegrityError):
                 raise Conflict(str(stream.id)) from None
-            if isinstance(e, PersistenceError | OSError | sqlite3.Error | psycopg.Error):
+            if isinstance(e, db_errors()):
                 raise storage_error(e, self.where) from e
             raise
         return [Recorded(r.notification.id, cast(DomainEvent, r.domain_event))

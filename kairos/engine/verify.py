@@ -44,6 +44,7 @@ from kairos.engine.locks import shared_lock_if_present
 from kairos.engine.logmirror import MAC_LINE, LogMirror, expected_entries, ordered_entries
 from kairos.engine.logread import DayReader
 from kairos.engine.store import Store
+from kairos.progress import SILENT, Progress, counted
 
 MAX_PROBLEMS = 50
 _HEADER = re.compile(rb"\n## (\d+) ")
@@ -134,21 +135,25 @@ def store_events(store: Store, report: Report, upto: int | None = None) -> Itera
                 report.add(Problem("store", f"event does not decode: {e}", n.id))
 
 
-def verify(store: Store, mirror: LogMirror, cut: Cut, key: bytes | None = None) -> Report:
+def verify(store: Store, mirror: LogMirror, cut: Cut, key: bytes | None = None,
+           progress: Progress = SILENT) -> Report:
     """Run checks 1-3 on ``cut``; one pass over the store, one over the logs.
-    (Check 4 is :func:`kairos.engine.verify_read.verify_read_side`.)"""
+    (Check 4 is :func:`kairos.engine.verify_read.verify_read_side`.)
+    ``progress`` hears of each pass and the entries it checked."""
     report = Report(position=cut.position)
     chains = ChainChecker()
 
     def checked() -> Iterator[Recorded]:
-        for rec in store_events(store, report, cut.position):
+        progress.phase("store and logs agree", cut.position)
+        for rec in counted(store_events(store, report, cut.position), progress):
             report.events += 1
             wrong = chains.check(rec.event)
             if wrong:
                 report.add(Problem("store", wrong, rec.position))
             yield rec
 
-    mac_from, past = _verify_logs(mirror, report, cut, key)
+    progress.phase("log chains", cut.position, "entries")
+    mac_from, past = _verify_logs(mirror, report, cut, key, progress)
     _compare(checked(), mirror, report, cut, key if mac_from is not None else None, mac_from,
              past)
     report.streams = len(chains.heads)
@@ -159,8 +164,8 @@ def sort_problems(report: Report) -> None:
     report.problems.sort(key=lambda p: (p.position is None, p.position or 0))
 
 
-def _verify_logs(mirror: LogMirror, report: Report, cut: Cut, key: bytes | None
-                 ) -> tuple[int | None, set[int]]:
+def _verify_logs(mirror: LogMirror, report: Report, cut: Cut, key: bytes | None,
+                 progress: Progress = SILENT) -> tuple[int | None, set[int]]:
     """Check 2; return the first position with a MAC, and the positions past
     the store's end (each reported with its type and place)."""
     chains = ChainChecker()
@@ -175,7 +180,7 @@ def _verify_logs(mirror: LogMirror, report: Report, cut: Cut, key: bytes | None
         else:
             report.add(Problem(rel, f"not valid UTF-8 ({getattr(e, 'reason', e)})"))
 
-    for rel, entry in ordered_entries(mirror, bad, cut.sizes):
+    for rel, entry in counted(ordered_entries(mirror, bad, cut.sizes), progress):
         if entry.position <= last:
             report.add(Problem(rel, f"position {entry.position} does not follow {last}",
                                entry.position, entry.line))

@@ -24,6 +24,7 @@ from kairos.domain.kinds import EventType
 from kairos.engine.locks import shared_lock_if_present
 from kairos.engine.store import Store
 from kairos.engine.verify import MAX_PROBLEMS, Problem, Report
+from kairos.progress import SILENT, Progress, counted
 from kairos.projections.indexer import index_row
 from kairos.projections.materialize import Materializer, existing_files, file_path, read_file
 from kairos.projections.readmodel import ROW_COLUMNS, ReadModel
@@ -34,16 +35,17 @@ COMPARED = tuple(c for c in ROW_COLUMNS if c not in ("log_file", "log_line"))
 
 
 def verify_read_side(store: Store, readmodel: ReadModel, files: Materializer,
-                     report: Report) -> None:
+                     report: Report, progress: Progress = SILENT) -> None:
     """Check 4 of :mod:`kairos.engine.verify`: add a problem per differing row
     or file, a note for what could not be checked."""
     for _ in range(TRIES):
         at = readmodel.position()
+        progress.phase("read side", at)
         if at > store.max_position():
             report.add(Problem("read model", f"is at position {at}, past the store's end"))
             return
         problems: list[Problem] = []
-        folded = _check_rows(store, readmodel, at, problems)
+        folded = _check_rows(store, readmodel, at, problems, progress)
         if readmodel.position() == at:
             for p in problems:
                 report.add(p)
@@ -53,8 +55,8 @@ def verify_read_side(store: Store, readmodel: ReadModel, files: Materializer,
                         "checked")
 
 
-def _check_rows(store: Store, readmodel: ReadModel, at: int,
-                problems: list[Problem]) -> dict[tuple[str, str, str], str]:
+def _check_rows(store: Store, readmodel: ReadModel, at: int, problems: list[Problem],
+                progress: Progress = SILENT) -> dict[tuple[str, str, str], str]:
     """Compare ``memory_index`` and ``memory_files`` with the fold of the
     events up to ``at``; return the files' folded texts.
 
@@ -67,7 +69,7 @@ def _check_rows(store: Store, readmodel: ReadModel, at: int,
     marked: dict[str, tuple[str, int]] = {}  # event id -> (retracted_by, position), the rows'
 
     def expected() -> Iterator[tuple[Any, ...]]:
-        for rec in store.read(upto=at):
+        for rec in counted(store.read(upto=at), progress):
             e = rec.event
             if e.kind is EventType.RETRACTED:
                 retracted.update(dict.fromkeys(getattr(e, "retracts"), e.event_id))  # noqa: B009

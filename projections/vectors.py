@@ -1,0 +1,256 @@
+"""Embeddings in the read model: the vector cache, the background job that
+fills it, and cosine scoring of a pair's vectors.
+
+Vectors are stored once per model and text (``memory_vectors``, keyed by
+the model and the text's sha256), float32, so a text that comes back — a
+line kept by a dream, a rebuild, the same note twice — is never embedded
+again.  The cache is not part of what a rebuild drops.
+
+Embedding is never on the write path.  :meth:`Vectors.catch_up` runs after
+the follower's round (and before a rebuild returns): it embeds the
+documents written since the model's position (``vec:<model hash>`` in
+``memory_positions``) that have no vector yet, in batches, and moves the
+position.  An embedder that fails (a timeout, an HTTP error) raises
+:class:`~kairos.ports.EmbedderUnavailable`: the job stops and tries again
+in a later round; nothing else waits for it.
+
+Scoring is numpy: a pair's vectors (10,000 × 256 float32 is 10 MB) are
+held in a per-process cache of matrices, extended with what was written
+since, and multiplied by the query's vector.  :class:`Nearest` is the one
+interface a vector extension (sqlite-vec, pgvector) would implement instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import Engine, and_, select, text
+
+from kairos.ports import Doc, Embedder, EmbedderUnavailable, SearchScope
+from kairos.projections.readmodel import lines_table, positions, vectors_table
+from kairos.projections.search import SearchQueries
+
+log = logging.getLogger("kairos")
+PAGE = 512  # documents read, checked against the cache and embedded per step
+EMBED_NOW = 512  # a search embeds at most this many of its pair's missing documents itself
+SCOPES_CACHED = 16  # pairs whose matrices a process keeps
+
+
+def digest(text_: str) -> str:
+    return hashlib.sha256(text_.encode("utf-8")).hexdigest()[:32]
+
+
+def position_name(model: str) -> str:
+    return "vec:" + hashlib.sha256(model.encode("utf-8")).hexdigest()[:24]
+
+
+def to_bytes(vector: Any) -> bytes:
+    import numpy as np
+
+    return bytes(np.asarray(vector, dtype=np.float32).tobytes())
+
+
+class Vectors:
+    """The vector cache of one read model."""
+
+    def __init__(self, engine: Engine, queries: SearchQueries):
+        self.engine = engine
+        self.queries = queries
+        self._matrices: OrderedDict[tuple[SearchScope, str], _Matrix] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # -- the cache ----------------------------------------------------------------------
+    def get(self, model: str, digests: Iterable[str]) -> dict[str, Any]:
+        import numpy as np
+
+        wanted = list(dict.fromkeys(digests))
+        out: dict[str, Any] = {}
+        t = vectors_table.c
+        with self.engine.connect() as conn:
+            for i in range(0, len(wanted), 500):
+                for r in conn.execute(select(t.digest, t.vector).where(
+                        (t.model == model) & t.digest.in_(wanted[i:i + 500]))):
+                    out[r.digest] = np.frombuffer(r.vector, dtype=np.float32)
+        return out
+
+    def put(self, model: str, items: dict[str, Any]) -> None:
+        """Store vectors (by digest); one another thread or process stored
+        meanwhile is left as it is (the same text gives the same vector)."""
+        if not items:
+            return
+        if self.engine.dialect.name == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert as upsert
+        else:
+            from sqlalchemy.dialects.postgresql import insert as upsert  # type: ignore[assignment]
+        rows = [{"model": model, "digest": d, "vector": to_bytes(v)} for d, v in items.items()]
+        with self.engine.begin() as conn:
+            conn.execute(upsert(vectors_table).on_conflict_do_nothing(), rows)
+
+    def embed_missing(self, embedder: Embedder, texts: Sequence[str],
+                      batch: int = 64) -> tuple[dict[str, Any], int]:
+        """Vectors for texts, from the cache or the embedder (stored as made),
+        and how many the embedder made.
+
+        :raises EmbedderUnavailable: the embedder failed (what was made before
+            it did is stored).
+        """
+        by_digest = {digest(t): t for t in texts}
+        found = self.get(embedder.model, by_digest)
+        missing = [d for d in by_digest if d not in found]
+        for i in range(0, len(missing), batch):
+            chunk = missing[i:i + batch]
+            made = embedder.embed([by_digest[d] for d in chunk])
+            fresh = dict(zip(chunk, made, strict=True))
+            self.put(embedder.model, fresh)
+            found.update(fresh)
+        return found, len(missing)
+
+    # -- the background job -------------------------------------------------------------------
+    def position(self, model: str) -> int:
+        with self.engine.connect() as conn:
+            value = conn.scalar(select(positions.c.position).where(
+                positions.c.name == position_name(model)))
+        return int(value or 0)
+
+    def set_position(self, model: str, to: int) -> None:
+        name = position_name(model)
+        with self.engine.begin() as conn:
+            moved = conn.execute(positions.update().where(positions.c.name == name)
+                                 .values(position=to)).rowcount
+            if not moved:
+                conn.execute(positions.insert().values(name=name, position=to))
+
+    def kept_positions(self) -> dict[str, int]:
+        """Every model's position (kept across a rebuild by the caller)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(positions.c.name, positions.c.position).where(
+                positions.c.name.like("vec:%"))).all()
+        return {r.name: int(r.position) for r in rows}
+
+    def restore_positions(self, kept: dict[str, int], upto: int) -> None:
+        """After a rebuild: the documents derived again are the same texts as
+        before, so what was embedded up to a position still is."""
+        with self.engine.begin() as conn:
+            for name, pos in kept.items():
+                conn.execute(positions.delete().where(positions.c.name == name))
+                conn.execute(positions.insert().values(name=name, position=min(pos, upto)))
+
+    def catch_up(self, embedder: Embedder, upto: int,
+                 stop: Callable[[], bool] = lambda: False) -> int:
+        """Embed every document written after the model's position, up to
+        ``upto``, that has no vector yet; return how many were embedded.
+
+        :raises EmbedderUnavailable: the embedder failed (the position stays
+            where the last complete step left it).
+        """
+        at = self.position(embedder.model)
+        made = 0
+        while at < upto and not stop():
+            with self.engine.connect() as conn:
+                rows = conn.execute(text(
+                    "SELECT position, text FROM memory_index WHERE position > :at "
+                    "AND position <= :upto AND type IN ('MemoryWritten', 'SessionEnded') "
+                    "AND text IS NOT NULL AND retracted_by IS NULL "
+                    "ORDER BY position LIMIT :page"),
+                    {"at": at, "upto": upto, "page": PAGE}).all()
+                last = int(rows[-1].position) if len(rows) == PAGE else upto
+                lines = conn.execute(select(lines_table.c.text).where(
+                    and_(lines_table.c.position > at, lines_table.c.position <= last))).all()
+            made += self.embed_missing(embedder, [r.text for r in [*rows, *lines]])[1]
+            self.set_position(embedder.model, last)
+            at = last
+        return made
+
+    # -- scoring ------------------------------------------------------------------------------
+    def nearest(self, scope: SearchScope, embedder: Embedder, vector: Any,
+                depth: int) -> tuple[list[Doc], int]:
+        """See :meth:`kairos.ports.SearchIndex.nearest`."""
+        import numpy as np
+
+        with self._lock:
+            key = (scope, embedder.model)
+            matrix = self._matrices.pop(key, None) or _Matrix()
+            self._matrices[key] = matrix
+            while len(self._matrices) > SCOPES_CACHED:
+                self._matrices.popitem(last=False)
+        with matrix.lock:
+            news = self.queries.history(scope, after=matrix.upto)
+            if news:
+                matrix.upto = max(d.position for d in news)
+            matrix.pending.extend(news)
+            lines = self.queries.lines(scope)
+            wanted = matrix.pending + lines
+            vectors = self.get(embedder.model, (digest(d.text) for d in wanted))
+            absent = [d for d in wanted if digest(d.text) not in vectors]
+            if absent and len(absent) <= EMBED_NOW:
+                try:
+                    vectors.update(self.embed_missing(embedder, [d.text for d in absent])[0])
+                except EmbedderUnavailable:
+                    pass
+            still: list[Doc] = []
+            for d in matrix.pending:
+                v = vectors.get(digest(d.text))
+                if v is None:
+                    still.append(d)
+                else:
+                    matrix.add(d.key, v)
+            matrix.pending = still
+            keys = list(matrix.keys)
+            rows = [matrix.stacked()] if keys else []
+            line_vectors = [(d.key, vectors[digest(d.text)]) for d in lines
+                            if digest(d.text) in vectors]
+            missing = len(still) + len(lines) - len(line_vectors)
+        if line_vectors:
+            keys += [k for k, _ in line_vectors]
+            rows.append(np.stack([v for _, v in line_vectors]))
+        if not keys:
+            return [], missing
+        scores = np.concatenate(rows) @ np.asarray(vector, dtype=np.float32)
+        order = np.argsort(-scores, kind="stable")[:depth * 2]
+        picked = [(keys[i], float(scores[i])) for i in order]
+        found = self.queries.docs(scope, [k for k, _ in picked])
+        out = [_scored(found[k], s) for k, s in picked if k in found]
+        return out[:depth], missing
+
+
+def _scored(doc: Doc, score: float) -> Doc:
+    from dataclasses import replace
+
+    return replace(doc, score=score)
+
+
+class _Matrix:
+    """A scope's history vectors, grown as it is written."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.upto = 0
+        self.keys: list[int] = []
+        self.pending: list[Doc] = []
+        self._array: Any = None
+
+    def add(self, key: int, vector: Any) -> None:
+        """Append a row (the array grows by doubling, so a pair's matrix is
+        copied O(log n) times, not on every write)."""
+        import numpy as np
+
+        n = len(self.keys)
+        if self._array is None:
+            self._array = np.empty((64, len(vector)), dtype=np.float32)
+        elif n == len(self._array):
+            grown = np.empty((2 * n, self._array.shape[1]), dtype=np.float32)
+            grown[:n] = self._array
+            self._array = grown
+        self._array[n] = vector
+        self.keys.append(key)
+
+    def stacked(self) -> Any:
+        return self._array[:len(self.keys)]
+
+
+__all__ = ["Vectors", "digest", "position_name"]

@@ -1,0 +1,334 @@
+"""Search: what the agent asks for, it finds — ranked — and nothing it must
+not see.  Every test runs on SQLite and PostgreSQL (the ``mem`` fixtures)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from freezegun import freeze_time
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kairos.agent.tools import ToolExecutor
+from kairos.memory import Memory
+from kairos.projections.embedders import Guarded, WordLlamaEmbedder
+from tests.conftest import Kairos
+from tests.llm_server import LLMServer, embeddings
+
+
+def home_with(home: Path, db_url: str, search: str) -> Memory:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "kairos.toml").write_text("[search]\n" + search + "\n", encoding="utf-8")
+    return Memory.init(str(home), db_url)
+
+
+@pytest.fixture
+def lexical(home: Path, db_url: str) -> Iterator[Memory]:
+    m = home_with(home, db_url, 'embeddings = "off"')
+    yield m
+    m.close()
+
+
+def texts(result: Any) -> list[str]:
+    return [h.text for h in result]
+
+
+# -- words ----------------------------------------------------------------------------------
+def test_words_are_found_stemmed_by_prefix_and_as_compound_parts(lexical: Memory) -> None:
+    m = lexical
+    m.write("ada", "MEMORY.md", "The weekly meeting moved to Monday.", user="sam")
+    m.write("ada", "MEMORY.md", "Sam prefers green teas.", user="sam")
+    m.write("ada", "MEMORY.md", "Sam likes steamed buns.", user="sam")
+    m.write("ada", "MEMORY.md", "Sam's preference is window seats.", user="sam")
+    m.write("ada", "MEMORY.md", "Sam works at Northwind Labs.", user="sam")
+    m.write("ada", "USER.md", "Zahnarzttermin bei Dr. Albers am 7. Oktober.", user="lena")
+    m.write("ada", "USER.md", "Lena singt im Kirchenchor.", user="lena")
+    assert texts(m.search("ada", "meetings", user="sam"))[0] == "The weekly meeting moved to Monday."
+    assert texts(m.search("ada", "tea", user="sam")) == ["Sam prefers green teas."]  # not "steamed"
+    assert texts(m.search("ada", "teas", user="sam")) == ["Sam prefers green teas."]
+    assert texts(m.search("ada", "Where does Sam work?", user="sam"))[0] == \
+        "Sam works at Northwind Labs."
+    assert "Sam's preference is window seats." in texts(
+        m.search("ada", "what does Sam prefer", user="sam"))[:2]
+    assert texts(m.search("ada", "Zahnarzt", user="lena"))[0].startswith("Zahnarzttermin")
+    assert texts(m.search("ada", "Chor", user="lena")) == ["Lena singt im Kirchenchor."]
+    found = m.search("ada", "meeting", user="sam")
+    assert found.mode == "lexical" and found.note is None
+
+
+def test_results_carry_file_where_time_events_and_score(lexical: Memory) -> None:
+    m = lexical
+    with freeze_time("2026-10-01T09:00:00Z"):
+        w = m.write("ada", "topics/travel.md", "Sam flies to Lisbon in May.", user="sam")
+    with freeze_time("2026-10-02T09:00:00Z"):
+        s = m.end_session("ada", "sam", notes="Talked about Lisbon hotels. " + "x " * 200)
+    hits = m.search("ada", "Lisbon", user="sam")
+    by_where = {h.where: h for h in hits}
+    topic = by_where["topic"]
+    assert (topic.file, topic.recorded_at, topic.event_ids) == (
+        "topics/travel.md", "2026-10-01T09:00:00.000000Z", (w.event_id,))
+    note = by_where["history"]
+    assert note.event_ids == (s.event_id,) and note.file is None
+    assert len(note.text) <= 300 and note.text.endswith("…") and "Lisbon" in note.text
+    assert hits[0].score >= hits[1].score > 0
+    assert set(hits[0].to_dict()) == {"text", "file", "where", "recorded_at", "event_ids", "score"}
+
+
+# -- ranking ---------------------------------------------------------------------------------
+def test_newer_ranks_ahead_of_older_and_current_ahead_of_history(lexical: Memory) -> None:
+    m = lexical
+    with freeze_time("2026-10-01T09:00:00Z"):
+        m.write("ada", "MEMORY.md", "Sam likes black tea.", user="sam")
+    with freeze_time("2026-10-02T09:00:00Z"):
+        m.write("ada", "MEMORY.md", "Sam likes green tea.", user="sam")
+    assert texts(m.search("ada", "tea", user="sam")) == ["Sam likes green tea.",
+                                                        "Sam likes black tea."]
+    with freeze_time("2026-10-03T09:00:00Z"):
+        m.end_session("ada", "sam", notes="Sam likes white tea.")
+    hits = m.search("ada", "tea", user="sam")
+    # The session note is newest, but equal in relevance to current lines: they go first.
+    assert [h.where for h in hits] == ["current", "current", "history"]
+
+
+def test_the_superseded_side_of_an_update_ranks_below_its_replacement(lexical: Memory) -> None:
+    m = lexical
+    with freeze_time("2026-10-01T09:00:00Z"):
+        m.write("ada", "USER.md", "Sam lives in Oslo, in the Grünerløkka district.", user="sam")
+    with freeze_time("2026-10-05T09:00:00Z"):
+        m.write("ada", "USER.md", "Sam lives in Bergen now.", user="sam", mode="replace")
+    hits = m.search("ada", "Where does Sam live? Oslo Grünerløkka Bergen", user="sam")
+    assert texts(hits)[:2] == ["Sam lives in Bergen now.",
+                               "Sam lives in Oslo, in the Grünerløkka district."]
+    assert [h.where for h in hits[:2]] == ["current", "history"]
+
+
+# -- nothing it must not see --------------------------------------------------------------------
+def test_retracted_text_is_never_returned_but_the_auditor_sees_it_marked(
+        mem: Memory, home: Path, db_url: str) -> None:
+    smokes = mem.write("ada", "MEMORY.md", "Sam smokes.", user="sam")
+    mem.write("ada", "MEMORY.md", "Sam runs marathons.", user="sam")
+    mem.retract("ada", "MEMORY.md", [smokes.event_id], user="sam", reason="wrong person")
+    for query in ("smokes", "Sam smokes", "smoking habits"):
+        assert "Sam smokes." not in texts(mem.search("ada", query, user="sam", limit=100))
+        tool = ToolExecutor(mem, "ada", "sam").run("memory_search", {"query": query, "limit": 50})
+        assert "Sam smokes." not in [h["text"] for h in tool["results"]]
+    audit = mem.search("ada", "smokes", user="sam", include_retracted=True)
+    marked = [h for h in audit if h.text == "Sam smokes."]
+    assert marked and marked[0].retracted is True and marked[0].where == "history"
+    mem.close()
+    k = Kairos(home, db_url)
+    out = k("search", "--agent", "ada", "--user", "sam", "--json", "smokes")
+    assert "Sam smokes." not in out.output
+    out = k("search", "--agent", "ada", "--user", "sam", "--include-retracted", "smokes")
+    assert "Sam smokes. [retracted]" in out.output
+
+
+IDS = st.sampled_from(["ada", "max", "iris", "a.b", "x-1"])
+USERS = st.sampled_from(["sam", "lena", "kim", "u@x.org", "tom"])
+WORDS = st.lists(st.sampled_from(["tea", "coffee", "Oslo", "dentist", "Zahnarzt", "meeting",
+                                  "歯医者", "secret", "plan", "cat"]), min_size=1, max_size=4)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(writes=st.lists(st.tuples(IDS, st.none() | USERS, WORDS), min_size=1, max_size=8),
+       queries=st.lists(st.tuples(IDS, st.none() | USERS, WORDS), min_size=1, max_size=4))
+def test_no_search_returns_another_pairs_text(mem: Memory, writes: list[Any],
+                                              queries: list[Any]) -> None:
+    """Property: whatever was written where, a search for (agent, user) only
+    returns text written to that agent's own files or that pair's."""
+    stamp = f"{time.monotonic_ns()}"  # this example's texts, apart from earlier examples'
+    owner: dict[str, tuple[str, str | None]] = {}
+    for n, (agent, user, words) in enumerate(writes):
+        text = f"{' '.join(words)} {stamp}-{n}"
+        mem.write(agent, "MEMORY.md" if user else "TOOLS.md", text, user=user)
+        owner[text] = (agent, user)
+    if len(writes) > 1:  # a session's notes are history too
+        agent, user, words = writes[0]
+        if user is not None:
+            notes = f"{' '.join(words)} notes {stamp}"
+            mem.end_session(agent, user, notes=notes)
+            owner[notes] = (agent, user)
+    for agent, user, words in queries:
+        for query in (" ".join(words), f"{words[0]} {stamp}"):
+            for hit in mem.search(agent, query, user=user, limit=100):
+                if stamp not in hit.text:
+                    continue
+                who = owner.get(hit.text) or next(o for t, o in owner.items() if hit.text in t)
+                assert who[0] == agent and who[1] in (None, user), (hit, who, agent, user)
+
+
+# -- the index is the read side's ----------------------------------------------------------------
+def test_rebuild_gives_the_same_results_and_does_not_embed_again(
+        mem: Memory, home: Path, db_url: str) -> None:
+    calls: list[int] = []
+
+    class Counting(WordLlamaEmbedder):
+        def embed(self, texts: list[str]) -> Any:
+            calls.append(len(texts))
+            return super().embed(texts)
+
+    mem.close()
+    m = Memory(str(home), db_url)
+    m.embedder = m.engine.embedder = m._search.embedder = Guarded(Counting())
+    for n in range(30):
+        m.write("ada", "MEMORY.md", f"fact {n}: Sam likes item {n * 7 % 13}", user="sam",
+                mode="replace" if n % 10 == 0 else "append")
+    m.end_session("ada", "sam", notes="Sam asked about the dentist.")
+    m.flush()
+    m.engine.embed()
+    before = [h.to_dict() for h in m.search("ada", "dentist item 3", user="sam", limit=20)]
+    assert m.search("ada", "dentist", user="sam").mode == "hybrid"
+    embedded = sum(calls)
+    assert embedded >= 31
+    report = m.rebuild()
+    assert report.events > 30
+    m.engine.embed()
+    after = [h.to_dict() for h in m.search("ada", "dentist item 3", user="sam", limit=20)]
+    assert after == before
+    assert sum(calls) == embedded + 1  # the query, nothing else
+    m.close()
+
+
+def test_a_home_made_before_search_gets_lines_and_history_indexed_when_migrated(
+        lexical: Memory) -> None:
+    lexical.write("ada", "MEMORY.md", "Sam plays the oboe.", user="sam")
+    lexical.end_session("ada", "sam", notes="Oboe lessons on Fridays.")
+    lexical.flush()
+    from kairos.projections.readmodel import lines_table, migrations_table, vectors_table
+    from kairos.projections.search import drop_fts
+
+    readmodel = lexical.engine.readmodel
+    with readmodel.engine.begin() as conn:  # back to the read model before search
+        drop_fts(conn)
+        lines_table.drop(conn)
+        vectors_table.drop(conn)
+        conn.execute(migrations_table.delete().where(migrations_table.c.name == "m004_search"))
+    assert readmodel.migrate() == ["m004_search"]
+    found = lexical.search("ada", "oboe", user="sam")
+    assert sorted(h.where for h in found) == ["current", "history"]
+    assert lexical.verify().ok
+    assert readmodel.migrate() == []
+
+
+def test_verify_checks_the_search_index_against_the_read_model(lexical: Memory) -> None:
+    lexical.write("ada", "MEMORY.md", "Sam plays the oboe.", user="sam")
+    lexical.end_session("ada", "sam", notes="Oboe lessons on Fridays.")
+    lexical.flush()
+    assert lexical.verify().ok
+    with lexical.engine.readmodel.engine.begin() as conn:
+        conn.exec_driver_sql("DELETE FROM memory_lines")
+    problems = [str(p) for p in lexical.verify().problems]
+    assert any("search index" in p and "kairos rebuild" in p for p in problems)
+    lexical.rebuild()
+    assert lexical.verify().ok
+
+
+def test_semantic_hits_below_the_similarity_floor_are_not_returned(
+        home: Path, db_url: str) -> None:
+    lines = ["Sam prefers window seats on flights.", "Sam's dentist is Dr. Berg.",
+             "Sam drinks green tea every afternoon.", "Sam works as a product designer in Oslo."]
+    m = home_with(home, db_url, 'embeddings = "wordllama"')
+    try:
+        for line in lines:
+            m.write("ada", "MEMORY.md", line, user="sam")
+        m.flush()
+        m.engine.embed()
+        # Nothing the pair holds is about this, and no word matches: nothing.
+        found = m.search("ada", "quantum chromodynamics lattice gauge", user="sam")
+        assert found.mode == "hybrid" and texts(found) == []
+        # Related by meaning only (no shared word): above the floor, found.
+        near = m.search("ada", "where to sit on a plane", user="sam")
+        assert texts(near)[:1] == ["Sam prefers window seats on flights."]
+    finally:
+        m.close()
+    # The floor is what kept them out: without one the nearest lines come back.
+    (home / "kairos.toml").write_text('[search]\nembeddings = "wordllama"\nmin_similarity = -1\n',
+                                      encoding="utf-8")
+    m = Memory(str(home), db_url)
+    try:
+        assert m.search("ada", "quantum chromodynamics lattice gauge", user="sam").hits
+    finally:
+        m.close()
+
+
+# -- embeddings over HTTP ------------------------------------------------------------------------
+@pytest.fixture
+def server() -> Iterator[LLMServer]:
+    with LLMServer() as s:
+        yield s
+
+
+def ok(body: dict[str, Any]) -> tuple[int, Any, float]:
+    return 200, embeddings(list(body["input"])), 0.0
+
+
+def test_a_litellm_embedder_over_http_serves_search_and_its_failures_fall_back_to_lexical(
+        home: Path, db_url: str, server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    m = home_with(home, db_url, f'embeddings = "openai/test-embed"\napi_base = "{server.api_base}"'
+                               '\ntimeout = 1\nretry_after = 2')
+    try:
+        server.replies = [ok] * 20
+        m.write("ada", "MEMORY.md", "Sam prefers window seats on flights.", user="sam")
+        m.write("ada", "MEMORY.md", "Sam's dentist is Dr. Berg.", user="sam")
+        m.flush()
+        found = m.search("ada", "window flights", user="sam")
+        assert found.mode == "hybrid" and found.note is None
+        assert found[0].text == "Sam prefers window seats on flights."
+        assert any(r.get("input") for r in server.requests)
+        # An HTTP error: the write still succeeds; search says it fell back.
+        server.replies = [lambda b: (500, {"error": {"message": "overloaded"}}, 0.0)] * 20
+        m.write("ada", "MEMORY.md", "Sam moved to Bergen.", user="sam")
+        found = m.search("ada", "Bergen", user="sam")
+        assert found.mode == "lexical" and "unavailable" in (found.note or "")
+        assert texts(found) == ["Sam moved to Bergen."]
+        asked = len(server.requests)
+        assert m.search("ada", "Bergen", user="sam").mode == "lexical"
+        assert len(server.requests) == asked  # resting: no request, no wait
+        # A timeout: the setting (1 s) bounds the search — one request, no
+        # retries behind it (litellm's would make it ~4.5 s) — then the same fallback.
+        time.sleep(2.1)
+        server.replies = [lambda b: (200, embeddings(list(b["input"])), 12.0)] * 5
+        asked = len(server.requests)
+        t = time.monotonic()
+        found = m.search("ada", "dentist", user="sam")
+        took = time.monotonic() - t
+        assert found.mode == "lexical" and "unavailable" in (found.note or "")
+        assert "timed out" in (found.note or "").lower()
+        assert texts(found) == ["Sam's dentist is Dr. Berg."]
+        assert took < 1 + 1.0, took
+        assert [r["input"] for r in server.requests[asked:]] == [["dentist"]]
+        # Back up: retried after the rest, and the missed lines get embedded.
+        time.sleep(2.1)
+        server.replies = [ok] * 20
+        found = m.search("ada", "Bergen", user="sam")
+        assert found.mode == "hybrid" and found[0].text == "Sam moved to Bergen."
+    finally:
+        m.close()
+
+
+# -- the command line ------------------------------------------------------------------------------
+def test_the_cli_searches_with_filters_and_json(kairos: Kairos, mem: Memory) -> None:
+    with freeze_time("2026-10-01T09:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam drinks green tea.", user="sam")
+    with freeze_time("2026-10-05T09:00:00Z"):
+        mem.write("ada", "USER.md", "Sam drinks tea at 4pm.", user="sam")
+    mem.close()
+    out = kairos("search", "--agent", "ada", "--user", "sam", "--json", "tea")
+    assert out.exit_code == 0
+    data = json.loads(out.output)
+    assert {r["text"] for r in data["results"]} >= {"Sam drinks green tea.", "Sam drinks tea at 4pm."}
+    out = kairos("search", "-a", "ada", "-u", "sam", "--file", "USER.md", "--json", "tea")
+    assert [r["file"] for r in json.loads(out.output)["results"]] == ["USER.md"]
+    out = kairos("search", "-a", "ada", "-u", "sam", "--since", "2026-10-03", "--json", "tea")
+    assert [r["text"] for r in json.loads(out.output)["results"]] == ["Sam drinks tea at 4pm."]
+    out = kairos("search", "-a", "ada", "-u", "sam", "-n", "1", "tea")
+    assert out.exit_code == 0 and out.output.count("events:") == 1
+    bad = kairos("search", "-a", "ada", "-u", "sam", "?!")
+    assert bad.exit_code == 2 and "no words" in bad.output

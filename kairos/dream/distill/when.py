@@ -485,31 +485,33 @@ def _year_for(d: date, month: int, day: int, past: bool) -> int:
     return d.year if (month, day) >= (d.month, d.day) else d.year + 1
 
 
-@R.add(rf"\b(?:(?:{_WD_EN}|{_WD_DE}),? )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_M_EN})\b")
-def _dm_en(m: re.Match[str], d: date, past: bool) -> Mention | None:
-    month, day = _MONTH_INDEX[m.group(2)] + 1, int(m.group(1))
+def _day_month(m: re.Match[str], d: date, past: bool, month: int, day: int, lang: str,
+               joint: str) -> Mention | None:
+    """A day of a month, in the year the tense points to; shown as written
+    with the year added after ``joint`` ("3 November" → "3 November 2026")."""
     found = _safe_date(_year_for(d, month, day, past), month, day)
     if found is None:
         return None
-    return Mention(m.start(), m.end(), found, found, "day", True, "en", f"{m.group(0)} {found.year}")
+    return Mention(m.start(), m.end(), found, found, "day", True, lang,
+                   f"{m.group(0)}{joint}{found.year}")
+
+
+@R.add(rf"\b(?:(?:{_WD_EN}|{_WD_DE}),? )?(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_M_EN})\b")
+def _dm_en(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    month, day = _MONTH_INDEX[m.group(2)] + 1, int(m.group(1))
+    return _day_month(m, d, past, month, day, "en", " ")
 
 
 @R.add(rf"\b({_M_EN}) (\d{{1,2}})(?:st|nd|rd|th)?\b(?!:|\.\d)")
 def _md_en(m: re.Match[str], d: date, past: bool) -> Mention | None:
     month, day = _MONTH_INDEX[m.group(1)] + 1, int(m.group(2))
-    found = _safe_date(_year_for(d, month, day, past), month, day)
-    if found is None:
-        return None
-    return Mention(m.start(), m.end(), found, found, "day", True, "en", f"{m.group(0)}, {found.year}")
+    return _day_month(m, d, past, month, day, "en", ", ")
 
 
 @R.add(rf"\b(?:(?:{_WD_DE}),? )?(\d{{1,2}})\. ?({_M_DE})\b")
 def _dm_de(m: re.Match[str], d: date, past: bool) -> Mention | None:
     month, day = _MONTH_INDEX[m.group(2)] + 1, int(m.group(1))
-    found = _safe_date(_year_for(d, month, day, past), month, day)
-    if found is None:
-        return None
-    return Mention(m.start(), m.end(), found, found, "day", True, "de", f"{m.group(0)} {found.year}")
+    return _day_month(m, d, past, month, day, "de", " ")
 
 
 @R.add(r"\b(\d{1,2})\.(\d{1,2})\.(?!\d)")
@@ -517,10 +519,7 @@ def _dm_numeric(m: re.Match[str], d: date, past: bool) -> Mention | None:
     month, day = int(m.group(2)), int(m.group(1))
     if not 1 <= month <= 12:
         return None
-    found = _safe_date(_year_for(d, month, day, past), month, day)
-    if found is None:
-        return None
-    return Mention(m.start(), m.end(), found, found, "day", True, "de", f"{m.group(0)}{found.year}")
+    return _day_month(m, d, past, month, day, "de", "")
 
 
 @R.add(rf"\b(in|im|this|next|last|Anfang|Mitte|Ende|early|mid|late) ({_M_ANY})\b")

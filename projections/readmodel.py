@@ -58,6 +58,7 @@ from sqlalchemy.sql.expression import Insert, Select, Update
 from kairos.errors import storage_error
 from kairos.ports import FileRow, IndexRow
 from kairos.projections.search import drop_fts, fill_fts, line_rows
+from kairos.projections.terms import index_text
 
 metadata = MetaData()
 
@@ -190,6 +191,16 @@ def m004_search(conn: Connection) -> None:
     fill_fts(conn)  # the history already there and the lines, then the triggers
 
 
+def m005_scoped_terms(conn: Connection) -> None:
+    """The full-text index again, its words tagged with their scope (a
+    query reads its own pair's postings: :mod:`kairos.projections.terms`),
+    and its term dictionary readable (the companion's compound parts).
+    SQLite only: PostgreSQL's GIN indexes are unchanged."""
+    if conn.dialect.name == "sqlite":
+        drop_fts(conn)
+        fill_fts(conn)
+
+
 def _fill_lines(conn: Connection) -> None:
     """The current lines of every existing file (a home made before search)."""
     rows = conn.execute(select(files_table).where(files_table.c.content != "")).all()
@@ -210,7 +221,8 @@ def _translate_errors(engine: Engine, where: str) -> None:
 
 
 MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_writes,
-                                                  m003_faults_keys, m004_search]
+                                                  m003_faults_keys, m004_search,
+                                                  m005_scoped_terms]
 READ_MODEL_TABLES = (files_table, index, positions, migrations_table, keys_table,
                      lines_table)
 
@@ -254,6 +266,9 @@ def create_read_engine(url: str, *, where: str | None = None,
         # be fsynced on every commit (the event store is).
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.close()
+        # What the full-text index's triggers give it for a text: its words,
+        # tagged with their scope (:mod:`kairos.projections.terms`).
+        dbapi_conn.create_function("kairos_terms", 2, index_text, deterministic=True)
     return engine
 
 

@@ -14,18 +14,20 @@ Per backend, one full-text index over both:
 * SQLite: an FTS5 table, ``memory_fts``, contentless (the text lives in the
   two tables above), tokenized by ``porter unicode61 remove_diacritics 2``
   (English stemming; German and other words are matched as they are, or by
-  prefix).  A history row's FTS rowid is its position, a line's is its id
-  plus :data:`LINES_FROM` (2^48, past any position), so that the rows a
-  transaction adds come in rising rowid order: FTS5 flushes its pending
-  terms to a new segment whenever a rowid is lower than the one before,
-  and lines numbered downwards made every line its own segment (a rebuild
-  indexed lines at a seventh of the speed of history).  Each row carries
-  its scope (the stream id, hex) as a second column, and every query
-  matches the scope tokens of the agent's stream and the pair's: FTS5 seeks
-  through the pair's own postings instead of ranking the whole home's, and
-  the scope is part of the match itself.  Triggers keep it
-  in step with the two tables, in their transactions; a rebuild drops them
-  for its bulk load and fills the index in one statement afterwards.
+  prefix), over each text's words tagged with its scope
+  (:mod:`kairos.projections.terms`): a query reads its own pair's postings,
+  whatever the size of the home.  A history row's FTS rowid is its
+  position, a line's is its id plus :data:`LINES_FROM` (2^48, past any
+  position), so that the rows a transaction adds come in rising rowid
+  order: FTS5 flushes its pending terms to a new segment whenever a rowid
+  is lower than the one before, and lines numbered downwards made every
+  line its own segment (a rebuild indexed lines at a seventh of the speed
+  of history).  Triggers keep it in step with the two tables, in their
+  transactions (through the SQL function ``kairos_terms``, which the read
+  model's engine registers on every connection); a rebuild drops them for
+  its bulk load and fills the index in one statement afterwards.  Two
+  ``fts5vocab`` tables read its term dictionary: the substring companion
+  looks for compound parts among a pair's own words there.
 * PostgreSQL: GIN expression indexes over ``to_tsvector('english', text)``
   of both tables, ranked with ``ts_rank_cd``.
 
@@ -37,6 +39,8 @@ WHERE clause, before any row leaves the database.
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -45,22 +49,33 @@ from sqlalchemy import Connection, Engine, text
 
 from kairos.domain.ids import agent_stream_id, pair_stream_id
 from kairos.ports import Doc, SearchScope
+from kairos.projections import terms
 
 # Event types whose text is memory (a write, a session's notes), not a reason.
 HISTORY_TYPES = ("MemoryWritten", "SessionEnded")
 _TYPES_SQL = "('MemoryWritten', 'SessionEnded')"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
-PREFIX_MIN = 4  # a query word this long also matches as a prefix ("zahnarzt" → Zahnarzttermin)
+PREFIX_MIN = terms.PREFIX_MIN
+MAX_TERMS = 200  # the companion's words holding a part, most parts first
+STEM_ENDINGS = ("e", "s", "es")  # what the stemmer cuts off a word that has no English suffix
 GRAM = 4  # the companion's n-grams of long query words (compound parts)
 GRAM_MIN_WORD = 7
 LINES_FROM = 1 << 48  # a current line's FTS rowid is its id plus this; history's, its position
 
 
 def scope_token(agent: str, user: str | None) -> str:
-    """The FTS scope token of the agent's own stream (``user`` None) or a
-    pair's: the stream id in hex, as the history rows' stream ids give it."""
+    """The scope of the agent's own stream (``user`` None) or a pair's: the
+    stream id in hex (``memory_lines.scope``, which tags a line's words)."""
     return (agent_stream_id(agent) if user is None else pair_stream_id(agent, user)).hex
+
+
+def _scopes(scope: SearchScope) -> list[str]:
+    """The streams a search reads: the agent's own and, with a user, the pair's."""
+    out = [scope_token(scope.agent, None)]
+    if scope.user is not None:
+        out.append(scope_token(scope.agent, scope.user))
+    return out
 
 
 # -- the index's DDL ----------------------------------------------------------------------
@@ -68,20 +83,22 @@ _SQLITE_TRIGGERS = {
     "memory_fts_history": f"""
         CREATE TRIGGER IF NOT EXISTS memory_fts_history AFTER INSERT ON memory_index
         WHEN new.type IN {_TYPES_SQL} AND new.text IS NOT NULL BEGIN
-          INSERT INTO memory_fts(rowid, body, scope)
-          VALUES (new.position, new.text, replace(new.stream_id, '-', ''));
+          INSERT INTO memory_fts(rowid, body)
+          VALUES (new.position, kairos_terms(new.text, new.stream_id));
         END""",
     "memory_fts_line_in": f"""
         CREATE TRIGGER IF NOT EXISTS memory_fts_line_in AFTER INSERT ON memory_lines BEGIN
-          INSERT INTO memory_fts(rowid, body, scope)
-          VALUES (new.id + {LINES_FROM}, new.text, new.scope);
+          INSERT INTO memory_fts(rowid, body)
+          VALUES (new.id + {LINES_FROM}, kairos_terms(new.text, new.scope));
         END""",
     "memory_fts_line_out": f"""
         CREATE TRIGGER IF NOT EXISTS memory_fts_line_out AFTER DELETE ON memory_lines BEGIN
-          INSERT INTO memory_fts(memory_fts, rowid, body, scope)
-          VALUES ('delete', old.id + {LINES_FROM}, old.text, old.scope);
+          INSERT INTO memory_fts(memory_fts, rowid, body)
+          VALUES ('delete', old.id + {LINES_FROM}, kairos_terms(old.text, old.scope));
         END""",
 }
+_FTS_TABLE = f"memory_fts USING fts5(body, content='', tokenize='{TOKENIZER}')"
+_VOCAB = {"memory_fts_terms": "row", "memory_fts_where": "instance"}
 _PG_INDEXES = {
     "memory_index_fts": "CREATE INDEX IF NOT EXISTS memory_index_fts ON memory_index USING gin "
                         f"(to_tsvector('english', text)) WHERE type IN {_TYPES_SQL}",
@@ -93,8 +110,10 @@ _PG_INDEXES = {
 def create_fts(conn: Connection) -> None:
     """Create the full-text index and what keeps it in step (idempotent)."""
     if conn.dialect.name == "sqlite":
-        conn.exec_driver_sql(f"CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5("
-                             f"body, scope, content='', tokenize='{TOKENIZER}')")
+        conn.exec_driver_sql(f"CREATE VIRTUAL TABLE IF NOT EXISTS {_FTS_TABLE}")
+        for name, kind in _VOCAB.items():
+            conn.exec_driver_sql(f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} "
+                                 f"USING fts5vocab(memory_fts, {kind})")
         for ddl in _SQLITE_TRIGGERS.values():
             conn.exec_driver_sql(ddl)
     else:
@@ -105,6 +124,8 @@ def create_fts(conn: Connection) -> None:
 def drop_fts(conn: Connection) -> None:
     """Drop the full-text index (a rebuild, before its bulk load)."""
     if conn.dialect.name == "sqlite":
+        for name in _VOCAB:
+            conn.exec_driver_sql(f"DROP TABLE IF EXISTS {name}")
         conn.exec_driver_sql("DROP TABLE IF EXISTS memory_fts")
         for name in _SQLITE_TRIGGERS:
             conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {name}")
@@ -117,15 +138,14 @@ def fill_fts(conn: Connection) -> None:
     """Build the full-text index over everything loaded (a rebuild, after its
     bulk load): one statement on SQLite, the GIN indexes on PostgreSQL."""
     if conn.dialect.name == "sqlite":
-        conn.exec_driver_sql(f"CREATE VIRTUAL TABLE memory_fts USING fts5("
-                             f"body, scope, content='', tokenize='{TOKENIZER}')")
+        conn.exec_driver_sql(f"CREATE VIRTUAL TABLE {_FTS_TABLE}")
         conn.exec_driver_sql(
-            "INSERT INTO memory_fts(rowid, body, scope) "
-            "SELECT position, text, replace(stream_id, '-', '') FROM memory_index "
+            "INSERT INTO memory_fts(rowid, body) "
+            "SELECT position, kairos_terms(text, stream_id) FROM memory_index "
             f"WHERE type IN {_TYPES_SQL} AND text IS NOT NULL")
-        conn.exec_driver_sql("INSERT INTO memory_fts(rowid, body, scope) "
-                             f"SELECT id + {LINES_FROM}, text, scope FROM memory_lines "
-                             "ORDER BY id")
+        conn.exec_driver_sql("INSERT INTO memory_fts(rowid, body) "
+                             f"SELECT id + {LINES_FROM}, kairos_terms(text, scope) "
+                             "FROM memory_lines ORDER BY id")
     create_fts(conn)
 
 
@@ -188,15 +208,6 @@ def check(conn: Connection) -> list[str]:
 
 
 # -- queries ----------------------------------------------------------------------------------
-def _fts_terms(words: Sequence[str]) -> str:
-    terms = []
-    for w in words:
-        terms.append(f'"{w}"')
-        if len(w) >= PREFIX_MIN and not CJK.search(w):
-            terms.append(f'"{w}"*')
-    return " OR ".join(terms)
-
-
 def _tsquery(words: Sequence[str]) -> str:
     terms = []
     for w in words:
@@ -269,6 +280,33 @@ def _order(d: Doc) -> tuple[float, bool, int]:
     return (-d.score, d.kind != "current", -d.position)
 
 
+def _holding(words: Sequence[str], parts: Sequence[str]) -> dict[int, set[int]]:
+    """Which indexed words hold which parts of the query (by number): as a
+    substring, or at the word's end less what the stemmer cut off ("knies"
+    is indexed as "kni", "iphone" as "iphon": they hold "knie" and "hone";
+    but "berg" does not hold "bergen").
+    One search of all the words joined per part, not a test per word."""
+    joined = "\n".join(words) + "\n"
+    starts = [0]
+    for w in words:
+        starts.append(starts[-1] + len(w) + 1)
+    out: dict[int, set[int]] = {}
+    for n, part in enumerate(parts):
+        needles = [part] + [part[:-len(end)] + "\n" for end in STEM_ENDINGS
+                            if part.endswith(end) and len(part) - len(end) >= 3]
+        for needle in needles:
+            at = joined.find(needle)
+            while at >= 0:
+                out.setdefault(bisect.bisect_right(starts, at) - 1, set()).add(n)
+                at = joined.find(needle, at + 1)
+    return out
+
+
+def _key(rowid: int) -> int:
+    """A document's key (:class:`~kairos.ports.Doc`) from its FTS rowid."""
+    return rowid if rowid < LINES_FROM else -(rowid - LINES_FROM)
+
+
 class SearchQueries:
     """The search index's reads, over one read model's engine."""
 
@@ -290,26 +328,40 @@ class SearchQueries:
 
     def _fts5(self, conn: Connection, scope: SearchScope, words: Sequence[str],
               depth: int) -> list[Doc]:
-        tokens = [scope_token(scope.agent, None)]
-        if scope.user is not None:
-            tokens.append(scope_token(scope.agent, scope.user))
-        match = (f"scope : ({' OR '.join(tokens)}) AND body : ({_fts_terms(words)})")
-        params: dict[str, Any] = {"match": match, "depth": depth}
-        history = _filters(scope, "i", params, lines=False)
-        lines = _filters(scope, "l", params, lines=True)
-        rank = "bm25(memory_fts, 1.0, 0.0)"
-        h = conn.execute(text(
-            f"SELECT {_HISTORY_COLUMNS}, {rank} AS s FROM memory_fts "
-            "JOIN memory_index i ON i.position = memory_fts.rowid "
-            f"WHERE memory_fts MATCH :match AND memory_fts.rowid < {LINES_FROM} AND {history} "
-            "ORDER BY s LIMIT :depth"), params).all()
-        cur = conn.execute(text(
-            f"SELECT {_LINE_COLUMNS}, {rank} AS s FROM memory_fts "
-            f"JOIN memory_lines l ON l.id = memory_fts.rowid - {LINES_FROM} "
-            f"WHERE memory_fts MATCH :match AND memory_fts.rowid >= {LINES_FROM} AND {lines} "
-            "ORDER BY s LIMIT :depth"), params).all()
-        # FTS5's bm25 is negative: more negative is better.
-        return [_history_doc(r, -r.s) for r in h] + [_line_doc(r, -r.s) for r in cur]
+        """BM25 over the scope's own postings (its words are tagged), best
+        first; the rows then pass the scope's filters in SQL (a shared tag,
+        a retracted write, a file or time asked for), asking FTS5 for more
+        until ``depth`` pass or it has no more."""
+        expression = terms.match(words, _scopes(scope))
+        if expression is None:
+            return []
+        want = depth
+        while True:
+            rows = conn.exec_driver_sql(
+                "SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ? "
+                "ORDER BY 2 LIMIT ?", (expression, want)).fetchall()
+            # FTS5's bm25 is negative: more negative is better.
+            found = self._passing(conn, scope, [(rowid, -s) for rowid, s in rows], depth)
+            if len(found) >= depth or len(rows) < want:
+                return found
+            want *= 4
+
+    def _passing(self, conn: Connection, scope: SearchScope, ranked: Sequence[tuple[int, float]],
+                 depth: int) -> list[Doc]:
+        """The documents of FTS rows, best first, with their scores: those
+        that pass the scope, until ``depth`` do."""
+        out: list[Doc] = []
+        for i in range(0, len(ranked), 200):
+            chunk = ranked[i:i + 200]
+            keys = [_key(rowid) for rowid, _ in chunk]
+            docs = self._docs(conn, scope, keys)
+            for key, (_, score) in zip(keys, chunk, strict=True):
+                doc = docs.get(key)
+                if doc is not None:
+                    out.append(dataclasses.replace(doc, score=score))
+            if len(out) >= depth:
+                break
+        return out[:depth]
 
     def _tsvector(self, conn: Connection, scope: SearchScope, words: Sequence[str],
                   depth: int) -> list[Doc]:
@@ -332,12 +384,16 @@ class SearchQueries:
         """The companion ranking: documents by how many of the query's
         substrings (:func:`grams`) they contain, best first — for compounds
         ("Zahnarzt" in "Zahnarzttermin", "Chor" in "Kirchenchor") and CJK
-        text, which the word index cannot split.  A scan of the pair's rows
-        (selected by the pair's index), so the caller runs it only when the
-        word index found little."""
+        text, which the word index cannot split.  On SQLite the substrings
+        are looked for among the scope's own words in the index's term
+        dictionary (a few thousand, where its rows are tens of thousands);
+        on PostgreSQL, a scan of the pair's rows.  The caller runs it only
+        when the word index found little."""
         parts = grams(words)[:24]
         if not parts:
             return []
+        if self.sqlite:
+            return self._fts5_parts(scope, parts, depth)
         params: dict[str, Any] = {"depth": depth}
         hits = []
         for n, g in enumerate(parts):
@@ -359,6 +415,35 @@ class SearchQueries:
                 found += [make(r, float(r.s)) for r in rows]
         found.sort(key=_order)
         return found[:depth]
+
+    def _fts5_parts(self, scope: SearchScope, parts: Sequence[str], depth: int) -> list[Doc]:
+        """:meth:`substring` on SQLite: the scope's indexed words that hold
+        a part, then the documents that hold those words, ranked by how
+        many parts they hold, then newest first."""
+        parts = list(dict.fromkeys(terms.plain(p) for p in parts))
+        held: dict[int, set[int]] = {}  # FTS rowid -> the parts it holds
+        with self.engine.connect() as conn:
+            found: dict[str, set[int]] = {}
+            for stream in _scopes(scope):
+                cut = len(terms.tag(stream))
+                for low, high in terms.term_ranges(stream):
+                    vocabulary = [t for (t,) in conn.exec_driver_sql(
+                        "SELECT term FROM memory_fts_terms WHERE term >= ? AND term < ?",
+                        (low, high)).fetchall()]
+                    for n, hit in _holding([t[cut:] for t in vocabulary], parts).items():
+                        found[vocabulary[n]] = hit
+            chosen = sorted(found, key=lambda t: -len(found[t]))[:MAX_TERMS]
+            for i in range(0, len(chosen), 100):
+                batch = chosen[i:i + 100]
+                marks = ", ".join("?" * len(batch))
+                for term, doc in conn.exec_driver_sql(
+                        f"SELECT DISTINCT term, doc FROM memory_fts_where WHERE term IN ({marks})",
+                        tuple(batch)).fetchall():
+                    held.setdefault(doc, set()).update(found[term])
+            ranked = sorted(held, key=lambda d: (-len(held[d]), -d))
+            out = self._passing(conn, scope, [(d, float(len(held[d]))) for d in ranked], depth)
+        out.sort(key=_order)
+        return out
 
     def lines(self, scope: SearchScope) -> list[Doc]:
         """Every current line of the scope (the agent's files and the pair's)."""
@@ -383,25 +468,32 @@ class SearchQueries:
         """Documents by key, re-selected within the scope (and without
         retracted history unless the scope includes it): a key from a cache
         that another pair's or a retracted row slipped into is dropped here."""
+        with self.engine.connect() as conn:
+            return self._docs(conn, scope, keys)
+
+    def _docs(self, conn: Connection, scope: SearchScope, keys: Iterable[int]) -> dict[int, Doc]:
+        # By key, not through the pair's index: SQLite's planner, without
+        # statistics, would rather walk the pair's rows (5 ms for 50 keys).
+        by_key = " NOT INDEXED" if self.sqlite else ""
         keys = list(keys)
         out: dict[int, Doc] = {}
         positions = [k for k in keys if k > 0]
         ids = [-k for k in keys if k < 0]
-        with self.engine.connect() as conn:
-            for i in range(0, len(positions), 500):
-                params: dict[str, Any] = {f"k{n}": k for n, k in enumerate(positions[i:i + 500])}
-                where = _filters(scope, "i", params, lines=False)
-                marks = ", ".join(f":k{n}" for n in range(len(positions[i:i + 500])))
-                for r in conn.execute(text(f"SELECT {_HISTORY_COLUMNS} FROM memory_index i "
-                                           f"WHERE i.position IN ({marks}) AND {where}"), params):
-                    out[int(r.position)] = _history_doc(r)
-            for i in range(0, len(ids), 500):
-                params = {f"k{n}": k for n, k in enumerate(ids[i:i + 500])}
-                where = _filters(scope, "l", params, lines=True)
-                marks = ", ".join(f":k{n}" for n in range(len(ids[i:i + 500])))
-                for r in conn.execute(text(f"SELECT {_LINE_COLUMNS} FROM memory_lines l "
-                                           f"WHERE l.id IN ({marks}) AND {where}"), params):
-                    out[-int(r.id)] = _line_doc(r)
+        for i in range(0, len(positions), 500):
+            params: dict[str, Any] = {f"k{n}": k for n, k in enumerate(positions[i:i + 500])}
+            where = _filters(scope, "i", params, lines=False)
+            marks = ", ".join(f":k{n}" for n in range(len(positions[i:i + 500])))
+            for r in conn.execute(text(f"SELECT {_HISTORY_COLUMNS} FROM memory_index i{by_key} "
+                                       f"WHERE i.position IN ({marks}) AND {where}"),
+                                  params).all():
+                out[int(r.position)] = _history_doc(r)
+        for i in range(0, len(ids), 500):
+            params = {f"k{n}": k for n, k in enumerate(ids[i:i + 500])}
+            where = _filters(scope, "l", params, lines=True)
+            marks = ", ".join(f":k{n}" for n in range(len(ids[i:i + 500])))
+            for r in conn.execute(text(f"SELECT {_LINE_COLUMNS} FROM memory_lines l{by_key} "
+                                       f"WHERE l.id IN ({marks}) AND {where}"), params).all():
+                out[-int(r.id)] = _line_doc(r)
         return out
 
 

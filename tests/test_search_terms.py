@@ -1,0 +1,186 @@
+"""The full-text index's words are tagged with their scope, so that a search
+reads only its own pair's postings (kairos/projections/terms.py); compound
+parts are found among a pair's own words.  The behaviour tests run on
+SQLite and PostgreSQL; the index's layout is SQLite's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kairos.domain.ids import agent_stream_id, pair_stream_id
+from kairos.memory import Memory
+from kairos.ports import SearchScope
+from kairos.projections import terms
+
+
+@pytest.fixture
+def lexical(home: Path, db_url: str) -> Iterator[Memory]:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "kairos.toml").write_text('[search]\nembeddings = "off"\n', encoding="utf-8")
+    m = Memory.init(str(home), db_url)
+    yield m
+    m.close()
+
+
+def texts(result: Any) -> list[str]:
+    return [h.text for h in result]
+
+
+# -- the tags and words, as functions ---------------------------------------------------------
+@given(st.text(min_size=1, max_size=12))
+def test_a_tag_is_consonants_only_and_the_same_for_the_same_stream(user: str) -> None:
+    stream = pair_stream_id("ada", user).hex
+    t = terms.tag(stream)
+    assert len(t) == terms.TAG_LENGTH and set(t) <= set(terms.TAG_LETTERS)
+    assert not set(t) & set("aeiouy")  # the stemmer measures words by their vowels
+    assert terms.tag(str(pair_stream_id("ada", user))) == t  # with dashes or without
+
+
+def test_different_pairs_get_different_tags() -> None:
+    tags = {terms.tag(pair_stream_id("ada", f"user{n}").hex) for n in range(2000)}
+    assert len(tags) >= 1995  # 3.2 million tags: a clash is rare, and costs no leak
+
+
+def test_words_are_folded_and_cjk_runs_cut_into_bigrams() -> None:
+    assert terms.tokens("Sam's Weekly MEETING, 9:30") == ["sam", "s", "weekly", "meeting", "9", "30"]
+    assert terms.tokens("Straße") == terms.tokens("STRASSE") == ["strasse"]
+    assert terms.tokens("ｆｕｌｌ") == ["full"]  # NFKC: full-width letters
+    assert terms.tokens("歯医者の予約は10月20日") == ["歯医", "医者", "者の", "の予", "予約", "約は",
+                                                    "10", "月", "20", "日"]
+    assert terms.tokens("e_mail") == ["e", "mail"]
+    stream = agent_stream_id("ada").hex
+    t = terms.tag(stream)
+    assert terms.index_text("Ship it.", stream) == f"{t}ship {t}it"
+    assert terms.index_text(None, stream) is None
+    assert terms.index_text("…", stream) == ""
+
+
+def test_a_query_looks_in_each_of_its_streams_with_prefixes_and_bigrams() -> None:
+    a, b = agent_stream_id("ada").hex, pair_stream_id("ada", "sam").hex
+    ta, tb = terms.tag(a), terms.tag(b)
+    expression = terms.match(["zahnarzt", "tea", "歯医者", "歯"], [a, b])
+    assert expression is not None
+    parts = expression.split(" OR ")
+    for t in (ta, tb):
+        assert f'"{t}zahnarzt"' in parts and f'"{t}zahnarzt"*' in parts
+        assert f'"{t}tea"' in parts and f'"{t}tea"*' not in parts  # three letters: no prefix
+        assert f'"{t}歯医"' in parts and f'"{t}医者"' in parts
+        assert f'"{t}歯"*' in parts  # a lone character: the bigrams it begins
+    assert terms.match(["…"], [a]) is None
+
+
+# -- the index, on SQLite -----------------------------------------------------------------------
+def test_each_pairs_words_are_its_own_in_the_index(home: Path) -> None:
+    m = Memory.init(str(home))
+    try:
+        m.write("ada", "MEMORY.md", "Sam has a dentist appointment.", user="sam")
+        m.write("ada", "MEMORY.md", "Lena has a dentist appointment.", user="lena")
+        m.write("ada", "SOUL.md", "Ada is patient.")
+        m.flush()
+        with m.engine.readmodel.engine.connect() as conn:
+            vocabulary = [t for (t,) in conn.exec_driver_sql("SELECT term FROM memory_fts_terms")]
+    finally:
+        m.close()
+    tags = {terms.tag(s.hex) for s in (pair_stream_id("ada", "sam"), pair_stream_id("ada", "lena"),
+                                       agent_stream_id("ada"))}
+    assert len(tags) == 3
+    assert all(t[:terms.TAG_LENGTH] in tags for t in vocabulary)  # no word without its scope
+    sam = terms.tag(pair_stream_id("ada", "sam").hex)
+    lena = terms.tag(pair_stream_id("ada", "lena").hex)
+    assert sam + "dentist" in vocabulary and lena + "dentist" in vocabulary
+
+
+def test_a_home_indexed_before_the_tags_is_indexed_again_when_migrated(home: Path) -> None:
+    m = Memory.init(str(home))
+    try:
+        m.write("ada", "MEMORY.md", "Sam plays the oboe.", user="sam")
+        m.end_session("ada", "sam", notes="Oboe lessons on Fridays.")
+        m.flush()
+        from kairos.projections.readmodel import migrations_table
+        readmodel = m.engine.readmodel
+        with readmodel.engine.begin() as conn:  # the index as m004 made it: untagged
+            for name in ("memory_fts_terms", "memory_fts_where", "memory_fts"):
+                conn.exec_driver_sql(f"DROP TABLE {name}")
+            conn.exec_driver_sql("CREATE VIRTUAL TABLE memory_fts USING fts5(body, scope, "
+                                 "content='', tokenize='porter unicode61 remove_diacritics 2')")
+            conn.execute(migrations_table.delete().where(
+                migrations_table.c.name == "m005_scoped_terms"))
+        assert readmodel.migrate() == ["m005_scoped_terms"]
+        assert sorted(h.where for h in m.search("ada", "oboe", user="sam")) == \
+            ["current", "history"]
+        assert m.verify().ok
+    finally:
+        m.close()
+
+
+# -- what a search finds, on both backends -----------------------------------------------------
+def test_compound_parts_and_stems_are_found_among_the_pairs_own_words(lexical: Memory) -> None:
+    m = lexical
+    for text in ("Lena hat seit einem Skiunfall Knieprobleme links.",
+                 "Wegen des Knies läuft Lena nur noch zweimal pro Woche.",
+                 "Lena singt im Kirchenchor, geprobt wird mittwochs.",
+                 "Lenas Zahnarzt ist Dr. Berg.",
+                 "Sam replaced the iPhone with a Pixel 9."):
+        m.write("ada", "MEMORY.md", text, user="lena" if "Lena" in text else "sam")
+    m.write("ada", "MEMORY.md", "Kaffeemaschine und Knieschoner gekauft.", user="omar")
+    found = texts(m.search("ada", "Knie", user="lena"))
+    assert sorted(found) == ["Lena hat seit einem Skiunfall Knieprobleme links.",
+                             "Wegen des Knies läuft Lena nur noch zweimal pro Woche."]
+    assert texts(m.search("ada", "Chorprobe", user="lena"))[0].startswith("Lena singt")
+    assert texts(m.search("ada", "Bergen", user="lena")) == []  # "Berg" is not Bergen's stem
+    assert texts(m.search("ada", "smartphone", user="sam")) == \
+        ["Sam replaced the iPhone with a Pixel 9."]
+    assert texts(m.search("ada", "Kaffeemaschine", user="lena")) == []  # omar's, not lena's
+    assert "Kaffeemaschine und Knieschoner gekauft." not in texts(
+        m.search("ada", "Knieschoner", user="sam"))
+    assert texts(m.search("ada", "Knieschoner", user="omar")) == [
+        "Kaffeemaschine und Knieschoner gekauft."]
+
+
+def test_cjk_text_is_found_by_words_inside_its_runs(lexical: Memory) -> None:
+    m = lexical
+    m.write("ada", "MEMORY.md", "歯医者の予約は10月20日の午後3時です。", user="yuki")
+    m.write("ada", "MEMORY.md", "京都の紅葉を見に行く予定は11月下旬です。", user="yuki")
+    m.write("ada", "MEMORY.md", "歯医者は駅前です。", user="kenji")
+    assert texts(m.search("ada", "歯医者", user="yuki")) == ["歯医者の予約は10月20日の午後3時です。"]
+    assert texts(m.search("ada", "紅葉", user="yuki")) == ["京都の紅葉を見に行く予定は11月下旬です。"]
+    assert texts(m.search("ada", "歯", user="yuki")) == ["歯医者の予約は10月20日の午後3時です。"]
+    assert texts(m.search("ada", "歯医者", user="kenji")) == ["歯医者は駅前です。"]
+
+
+def test_prefixes_and_folded_spellings_stay_in_the_pair(lexical: Memory) -> None:
+    m = lexical
+    m.write("ada", "MEMORY.md", "Zahnarzttermin am Montag.", user="lena")
+    m.write("ada", "MEMORY.md", "Sam lives on Hauptstraße 4.", user="sam")
+    m.write("ada", "MEMORY.md", "Omar lives on Hauptstrasse 9.", user="omar")
+    assert texts(m.search("ada", "Zahnarzt", user="lena")) == ["Zahnarzttermin am Montag."]
+    assert texts(m.search("ada", "Zahnarzt", user="sam")) == []
+    assert texts(m.search("ada", "hauptstrasse", user="sam")) == ["Sam lives on Hauptstraße 4."]
+    assert texts(m.search("ada", "HAUPTSTRASSE", user="omar")) == ["Omar lives on Hauptstrasse 9."]
+
+
+def test_filters_apply_after_ranking_without_losing_results(lexical: Memory) -> None:
+    """The ranking asks FTS5 for the best rows first and filters them in
+    SQL after: a filter that drops most of them still gets every match."""
+    m = lexical
+    for n in range(120):
+        m.write("ada", "MEMORY.md", f"Budget review {n}.", user="sam")
+    last = ("Budget review: after the long meeting with the whole finance team the final figure "
+            "for the coming year is forty thousand, with travel and hardware cut by a third.")
+    m.write("ada", "topics/budget.md", last, user="sam")
+    found = m.search("ada", "budget review", user="sam", file="topics/budget.md", limit=5)
+    assert texts(found) == [last]
+    # The word ranking alone (not rescued by the companion): ranked below
+    # 240 others, past the first rows it asks FTS5 for.
+    scope = SearchScope("ada", "sam", "topics/budget.md", None, False)
+    ranked = m.engine.search_index.lexical(scope, ["budget", "review"], 10)
+    assert {d.text for d in ranked} == {last} and {d.kind for d in ranked} == {"current", "history"}
+    retracted = m.write("ada", "MEMORY.md", "Budget review secret.", user="sam")
+    m.retract("ada", "MEMORY.md", [retracted.event_id], user="sam", reason="wrong")
+    assert all("secret" not in t for t in texts(m.search("ada", "budget", user="sam", limit=100)))

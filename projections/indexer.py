@@ -21,9 +21,9 @@ from kairos.domain.events import DomainEvent, DreamProposed
 from kairos.domain.fold import Files, Foldable, Segments, apply_event, apply_to_file, render, touched
 from kairos.domain.hashing import format_time
 from kairos.domain.kinds import EventType
+from kairos.projections import lines
 from kairos.projections.light import Light
-from kairos.projections.readmodel import IndexTuple, LineTuple, Writer
-from kairos.projections.search import line_rows
+from kairos.projections.readmodel import IndexTuple, Writer
 
 Place = tuple[str, int] | tuple[None, None]  # (log file, line), or none known
 
@@ -33,7 +33,6 @@ class Where(Protocol):
     position order (:class:`kairos.engine.logmirror.Places`)."""
 
     def get(self, key: int, default: Place, /) -> Place: ...
-Born = dict[str, tuple[int, str]]  # a segment's first event id -> (position, time) it entered
 
 
 class Applicable(Protocol):
@@ -122,12 +121,11 @@ class Indexer:
         retracted: list[tuple[str, str]] = []
         state: dict[tuple[str, str, str], tuple[Files, int, int, str]] = {}
         new: set[tuple[str, str, str]] = set()
-        born: Born = {}
+        current: dict[tuple[str, str, str], _Lines] = {}
         for r in recorded:
             e = r.event
             row = index_row(r, where)
             rows.append(row)
-            born[row[1]] = (r.position, row[10])
             key = getattr(e, "idempotency_key", None)
             if key is not None:
                 keys.append((row[2], key, row[1]))
@@ -144,8 +142,11 @@ class Indexer:
                     if segments is None:
                         new.add(key)
                     files = {} if segments is None else {name: segments}
+                    current[key] = _Lines(loaded=segments is None)
                 files = apply_event(files, cast(Foldable, e))
                 state[key] = (files, scoped.originator_version, r.position, row[10])
+                current[key].step(writer, key, files.get(name, []), r.position, row[10],
+                                  appended=_is_append(e))
         writer.insert_index(rows)
         if keys:
             writer.insert_keys(keys)
@@ -155,8 +156,7 @@ class Indexer:
             segments = files.get(name, [])
             writer.put_file((agent, user, name, render(segments), json.dumps(segments),
                              version, position, at), new=(agent, user, name) in new)
-            _sync_lines(writer, agent, user, name, segments, born, position, at,
-                        new=(agent, user, name) in new)
+            current[agent, user, name].save(writer, (agent, user, name))
         return True
 
     def load(self, writer: Writer, recorded: Iterable[Applicable],
@@ -171,7 +171,7 @@ class Indexer:
         retracted: list[tuple[str, str]] = []
         keys: list[tuple[str, str, str]] = []
         state: dict[tuple[str, str, str], tuple[Segments, int, int, str]] = {}
-        born: dict[tuple[str, str, str], Born] = {}
+        current: dict[tuple[str, str, str], list[lines.Line]] = {}
         stream_ids: dict[int, str] = {}
         last = count = 0
 
@@ -193,8 +193,12 @@ class Indexer:
                     segments = state[key][0] if key in state else []
                     after = apply_to_file(segments, folded, name)
                     state[key] = (after, scoped.originator_version, r.position, row[10])
-                    _track_born(born, key, after, (r.position, row[10]),
-                                appended=e.kind is WRITTEN and getattr(e, "mode", None) == "append")
+                    if _is_append(e):
+                        current.setdefault(key, []).extend(
+                            lines.appended(after[-1], r.position, row[10]))
+                    else:
+                        current[key] = lines.rewritten(current.get(key, []), after, r.position,
+                                                       row[10])
                 last = r.position
                 count += 1
 
@@ -202,49 +206,60 @@ class Indexer:
         writer.load_files(
             (agent, user, name, render(segments), json.dumps(segments), version, position, at)
             for (agent, user, name), (segments, version, position, at) in state.items())
-        writer.load_lines(
-            line for key, (segments, _, position, at) in state.items()
-            for line in line_rows(*key, segments, born.get(key, {}), {}, position, at))
+        writer.load_lines(row for key, file_lines in current.items()
+                          for row in lines.rows(*key, file_lines))
         if keys:
             writer.insert_keys(keys)
         writer.set_position(last)
         return count, last, retracted
 
 
-def _track_born(born: dict[tuple[str, str, str], Born], key: tuple[str, str, str],
-                after: Segments, now: tuple[int, str], *, appended: bool) -> None:
-    """Keep, for a file being folded in a bulk load, when each of its current
-    segments entered it: an append adds one; anything else keeps the times of
-    the segments that stay and gives the others this event's."""
-    times = born.setdefault(key, {})
-    if appended:
-        times[after[-1][0]] = now
-        return
-    born[key] = {seg[0]: times.get(seg[0], now) for seg in after}
+def _is_append(e: DomainEvent | Light) -> bool:
+    return e.kind is WRITTEN and getattr(e, "mode", None) == "append"
 
 
-def _sync_lines(writer: Writer, agent: str, user: str, name: str, segments: Segments,
-                born: Born, position: int, at: str, *, new: bool) -> None:
-    """Bring a file's rows of ``memory_lines`` to its segments: delete the
-    lines that left, insert those that came (an append: one insert)."""
-    old = [] if new else writer.lines(agent, user, name)
-    keep: dict[str, list[tuple[int, str]]] = {}
-    added: list[LineTuple] = []
-    ids: dict[tuple[str, str], list[int]] = {}
-    for line_id, text, sources, pos, when in old:
-        keep.setdefault(text, []).append((pos, when))
-        ids.setdefault((text, sources), []).append(line_id)
-    for row in line_rows(agent, user, name, segments, born, keep, position, at):
-        same = ids.get((row[4], row[5]))
-        if same:
-            same.pop()
-        else:
-            added.append(row)
-    gone = [i for left in ids.values() for i in left]
-    if gone:
-        writer.delete_lines(gone)
-    if added:
-        writer.insert_lines(added)
+class _Lines:
+    """A file's lines through a batch of events (:mod:`lines`' rule, event by
+    event).  Appends need none of the lines already stored: theirs are
+    inserted as they are, without reading the file's others (a write to a
+    long MEMORY.md costs one insert, not a read of all its lines).  The
+    first event that rewrites the file reads them."""
+
+    def __init__(self, *, loaded: bool):
+        self.loaded = loaded  # a new file has no stored lines to read
+        self.stored: list[tuple[int, str, str, int, str]] = []  # (id, text, sources, pos, at)
+        self.lines: list[lines.Line] = []
+
+    def step(self, writer: Writer, key: tuple[str, str, str], segments: Segments,
+             position: int, at: str, *, appended: bool) -> None:
+        if appended:
+            self.lines += lines.appended(segments[-1], position, at)
+            return
+        if not self.loaded:
+            self.stored = writer.lines(*key)
+            self.lines = [(text, sources, pos, at) for _, text, sources, pos, at in self.stored
+                          ] + self.lines
+            self.loaded = True
+        self.lines = lines.rewritten(self.lines, segments, position, at)
+
+    def save(self, writer: Writer, key: tuple[str, str, str]) -> None:
+        """Delete the stored rows that are no longer lines, insert the lines
+        not stored (with nothing read, every line is new)."""
+        unmatched: dict[lines.Line, list[int]] = {}
+        for line_id, text, sources, pos, at in self.stored:
+            unmatched.setdefault((text, sources, pos, at), []).append(line_id)
+        added: list[lines.Line] = []
+        for line in self.lines:
+            same = unmatched.get(line)
+            if same:
+                same.pop()
+            else:
+                added.append(line)
+        gone = [i for ids in unmatched.values() for i in ids]
+        if gone:
+            writer.delete_lines(gone)
+        if added:
+            writer.insert_lines(lines.rows(*key, added))
 
 
 def mark_retracted(writer: Writer, retracted: list[tuple[str, str]]) -> None:

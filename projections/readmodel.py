@@ -57,7 +57,8 @@ from sqlalchemy.sql.expression import Insert, Select, Update
 
 from kairos.errors import storage_error
 from kairos.ports import FileRow, IndexRow
-from kairos.projections.search import drop_fts, fill_fts, line_rows
+from kairos.projections import lines
+from kairos.projections.search import drop_fts, fill_fts
 from kairos.projections.terms import index_text
 
 metadata = MetaData()
@@ -206,8 +207,8 @@ def _fill_lines(conn: Connection) -> None:
     rows = conn.execute(select(files_table).where(files_table.c.content != "")).all()
     values = [dict(zip(LINE_COLUMNS, line, strict=True))
               for r in rows
-              for line in line_rows(r.agent_id, r.user_id, r.file, json.loads(r.segments), {}, {},
-                                    r.position, r.updated_at)]
+              for line in lines.rows(r.agent_id, r.user_id, r.file, lines.rewritten(
+                  [], json.loads(r.segments), r.position, r.updated_at))]
     if values:
         conn.execute(insert(lines_table), values)
 

@@ -41,15 +41,16 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, TextClause, bindparam, text
 
-from kairos.domain.ids import agent_stream_id, pair_stream_id
 from kairos.ports import Doc, SearchScope
 from kairos.projections import terms
+from kairos.projections.lines import scope_token, segment_lines
 
 # Event types whose text is memory (a write, a session's notes), not a reason.
 HISTORY_TYPES = ("MemoryWritten", "SessionEnded")
@@ -62,12 +63,6 @@ STEM_ENDINGS = ("e", "s", "es")  # what the stemmer cuts off a word that has no 
 GRAM = 4  # the companion's n-grams of long query words (compound parts)
 GRAM_MIN_WORD = 7
 LINES_FROM = 1 << 48  # a current line's FTS rowid is its id plus this; history's, its position
-
-
-def scope_token(agent: str, user: str | None) -> str:
-    """The scope of the agent's own stream (``user`` None) or a pair's: the
-    stream id in hex (``memory_lines.scope``, which tags a line's words)."""
-    return (agent_stream_id(agent) if user is None else pair_stream_id(agent, user)).hex
 
 
 def _scopes(scope: SearchScope) -> list[str]:
@@ -149,31 +144,6 @@ def fill_fts(conn: Connection) -> None:
     create_fts(conn)
 
 
-# -- current lines --------------------------------------------------------------------------
-def line_rows(agent: str, user: str, name: str, segments: Sequence[Sequence[Any]],
-              born: dict[str, tuple[int, str]], keep: dict[str, list[tuple[int, str]]],
-              position: int, at: str) -> list[tuple[str, str, str, str, str, str, int, str]]:
-    """The ``memory_lines`` rows of a file's segments (``LINE_COLUMNS`` order).
-
-    Each line gets the position and time it entered the file: a line of the
-    same text that was there before keeps its own (``keep``, by text,
-    consumed as used); else its segment's (``born``, by the segment's first
-    event id); else ``position`` and ``at``, the event that changed the file.
-    """
-    scope = scope_token(agent, user or None)
-    rows = []
-    for seg in segments:
-        sources = " ".join(seg[2]) if len(seg) > 2 else str(seg[0])
-        entered = born.get(str(seg[0]), (position, at))
-        for line in str(seg[1]).split("\n"):
-            if not line.strip():
-                continue
-            old = keep.get(line)
-            pos, when = old.pop() if old else entered
-            rows.append((agent, user, name, scope, line, sources, pos, when))
-    return rows
-
-
 def check(conn: Connection) -> list[str]:
     """What is wrong with the search index, against the read model it is
     derived from (``kairos verify``): each file's lines, and on SQLite the
@@ -184,8 +154,9 @@ def check(conn: Connection) -> list[str]:
     problems = []
     want: Counter[tuple[str, str, str, str, str]] = Counter()
     for r in conn.execute(text("SELECT agent_id, user_id, file, segments FROM memory_files")):
-        for line in line_rows(r.agent_id, r.user_id, r.file, json.loads(r.segments), {}, {}, 0, ""):
-            want[line[:3] + line[4:6]] += 1
+        for segment in json.loads(r.segments):
+            for line, sources in segment_lines(segment):
+                want[r.agent_id, r.user_id, r.file, line, sources] += 1
     have = Counter(tuple(r) for r in conn.execute(text(
         "SELECT agent_id, user_id, file, text, sources FROM memory_lines")))
     for key in sorted(set(want) | set(have)):
@@ -472,30 +443,40 @@ class SearchQueries:
             return self._docs(conn, scope, keys)
 
     def _docs(self, conn: Connection, scope: SearchScope, keys: Iterable[int]) -> dict[int, Doc]:
-        # By key, not through the pair's index: SQLite's planner, without
-        # statistics, would rather walk the pair's rows (5 ms for 50 keys).
-        by_key = " NOT INDEXED" if self.sqlite else ""
         keys = list(keys)
         out: dict[int, Doc] = {}
-        positions = [k for k in keys if k > 0]
-        ids = [-k for k in keys if k < 0]
-        for i in range(0, len(positions), 500):
-            params: dict[str, Any] = {f"k{n}": k for n, k in enumerate(positions[i:i + 500])}
-            where = _filters(scope, "i", params, lines=False)
-            marks = ", ".join(f":k{n}" for n in range(len(positions[i:i + 500])))
-            for r in conn.execute(text(f"SELECT {_HISTORY_COLUMNS} FROM memory_index i{by_key} "
-                                       f"WHERE i.position IN ({marks}) AND {where}"),
-                                  params).all():
-                out[int(r.position)] = _history_doc(r)
-        for i in range(0, len(ids), 500):
-            params = {f"k{n}": k for n, k in enumerate(ids[i:i + 500])}
-            where = _filters(scope, "l", params, lines=True)
-            marks = ", ".join(f":k{n}" for n in range(len(ids[i:i + 500])))
-            for r in conn.execute(text(f"SELECT {_LINE_COLUMNS} FROM memory_lines l{by_key} "
-                                       f"WHERE l.id IN ({marks}) AND {where}"), params).all():
-                out[-int(r.id)] = _line_doc(r)
+        for lines, wanted in ((False, [k for k in keys if k > 0]), (True, [-k for k in keys if k < 0])):
+            if not wanted:
+                continue
+            params: dict[str, Any] = {}
+            statement = _by_keys(self.sqlite, lines, _filters(scope, "l" if lines else "i", params,
+                                                              lines=lines))
+            for i in range(0, len(wanted), 500):
+                params["keys"] = wanted[i:i + 500]
+                for r in conn.execute(statement, params).all():
+                    if lines:
+                        out[-int(r.id)] = _line_doc(r)
+                    else:
+                        out[int(r.position)] = _history_doc(r)
         return out
 
 
+@functools.lru_cache(maxsize=64)
+def _by_keys(sqlite: bool, lines: bool, where: str) -> TextClause:
+    """The statement that selects documents by key within a scope's filters,
+    made once per filter (SQLAlchemy then caches its compiled form: made
+    anew per call, with a parameter per key, it cost more than the query).
+    By key, not through the pair's index: SQLite's planner, without
+    statistics, would rather walk the pair's rows (5 ms for 50 keys)."""
+    by_key = " NOT INDEXED" if sqlite else ""
+    if lines:
+        sql = (f"SELECT {_LINE_COLUMNS} FROM memory_lines l{by_key} "
+               f"WHERE l.id IN :keys AND {where}")
+    else:
+        sql = (f"SELECT {_HISTORY_COLUMNS} FROM memory_index i{by_key} "
+               f"WHERE i.position IN :keys AND {where}")
+    return text(sql).bindparams(bindparam("keys", expanding=True))
+
+
 __all__ = ["HISTORY_TYPES", "SearchQueries", "check", "create_fts", "drop_fts", "fill_fts", "grams",
-           "line_rows", "scope_token"]
+           "scope_token"]

@@ -184,3 +184,78 @@ def test_filters_apply_after_ranking_without_losing_results(lexical: Memory) -> 
     retracted = m.write("ada", "MEMORY.md", "Budget review secret.", user="sam")
     m.retract("ada", "MEMORY.md", [retracted.event_id], user="sam", reason="wrong")
     assert all("secret" not in t for t in texts(m.search("ada", "budget", user="sam", limit=100)))
+
+
+def test_the_lines_kept_write_by_write_are_the_lines_a_rebuild_derives(lexical: Memory) -> None:
+    """Appends take a shortcut (their lines are inserted without reading the
+    file's others); replaces, retractions and mixed batches compare: either
+    way the rows are the ones a rebuild derives from the events."""
+    import random
+
+    from kairos.projections.readmodel import lines_table
+
+    m = lexical
+    rng = random.Random(12)
+    written: list[str] = []
+    for n in range(80):
+        roll = rng.random()
+        user = rng.choice(["sam", "lena"])
+        if roll < 0.7:  # appends, often of a text the file already holds
+            text = rng.choice(["Sam likes tea.", "Lena sings.", f"Note {n}.", "A\nB"])
+            written.append(m.write("ada", "MEMORY.md", text, user=user).event_id)
+        elif roll < 0.8:
+            m.write("ada", "MEMORY.md", f"Fresh start {n}.\nSam likes tea.", user=user,
+                    mode="replace")
+        elif roll < 0.9 and written:
+            eid = written.pop(rng.randrange(len(written)))
+            try:
+                m.retract("ada", "MEMORY.md", [eid], user=user, reason="test")
+            except Exception:  # noqa: BLE001 - another pair's write, or gone already
+                pass
+        if rng.random() < 0.3:
+            m.flush()  # batches of different makes
+    m.flush()
+
+    def rows() -> list[tuple[Any, ...]]:
+        with m.engine.readmodel.engine.connect() as conn:
+            return sorted(tuple(r) for r in conn.execute(lines_table.select().with_only_columns(
+                lines_table.c.agent_id, lines_table.c.user_id, lines_table.c.file,
+                lines_table.c.text, lines_table.c.sources, lines_table.c.position,
+                lines_table.c.recorded_at)))
+
+    kept = rows()
+    assert len(kept) > 10
+    m.rebuild()
+    assert rows() == kept
+
+
+def test_the_scored_vectors_follow_writes_retractions_and_replaces(home: Path, db_url: str) -> None:
+    """The pair's vectors are held between searches and read again only when
+    something was applied: a write, a retraction or a replace made between
+    two searches is seen by the second."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "kairos.toml").write_text('[search]\nembeddings = "wordllama"\n', encoding="utf-8")
+    m = Memory.init(str(home), db_url)
+    try:
+        m.write("ada", "MEMORY.md", "Sam drinks green tea every afternoon.", user="sam")
+        m.flush()
+        m.engine.embed()
+        assert texts(m.search("ada", "where to sit on a plane", user="sam")) == []
+        seat = m.write("ada", "MEMORY.md", "Sam prefers window seats on flights.", user="sam")
+        m.flush()
+        m.engine.embed()
+        assert texts(m.search("ada", "where to sit on a plane", user="sam"))[:1] == [
+            "Sam prefers window seats on flights."]
+        m.retract("ada", "MEMORY.md", [seat.event_id], user="sam", reason="wrong")
+        m.flush()
+        assert "Sam prefers window seats on flights." not in texts(
+            m.search("ada", "where to sit on a plane", user="sam"))
+        m.write("ada", "MEMORY.md", "Sam books aisle seats on planes now.", user="sam",
+                mode="replace")
+        m.flush()
+        m.engine.embed()
+        found = m.search("ada", "where to sit on a plane", user="sam")
+        assert texts(found)[:1] == ["Sam books aisle seats on planes now."]
+        assert found.note is None
+    finally:
+        m.close()

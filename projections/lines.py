@@ -1,0 +1,71 @@
+"""A file's current lines as the search index holds them (``memory_lines``),
+and when each one entered its file.
+
+A line's time is that of the event that put it in the file.  An event that
+rewrites a file (a replace, a retraction, a dream's approval, a rollback)
+leaves every line whose text the file already held with the time it had:
+rewriting "Sam likes tea." into a new version of the file does not make it
+news.  The rule is applied event by event — by the read side as writes come
+(:meth:`kairos.projections.indexer.Indexer.apply`, whatever its batches) and
+by a rebuild (:meth:`~kairos.projections.indexer.Indexer.load`) alike — so
+the rows are a function of the events: a rebuild derives the rows the
+writes left (``tests/test_search_terms.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from kairos.domain.ids import agent_stream_id, pair_stream_id
+
+Line = tuple[str, str, int, str]  # text, sources (event ids), position and time it entered
+LineRow = tuple[str, str, str, str, str, str, int, str]  # readmodel.LINE_COLUMNS order
+
+
+def scope_token(agent: str, user: str | None) -> str:
+    """The scope of the agent's own stream (``user`` None or '') or a
+    pair's: the stream id in hex (``memory_lines.scope``, which tags a
+    line's words in the full-text index)."""
+    return (agent_stream_id(agent) if not user else pair_stream_id(agent, user)).hex
+
+
+def segment_lines(segment: Sequence[Any]) -> Iterator[tuple[str, str]]:
+    """A segment's non-blank lines, each with the event ids it came from."""
+    sources = " ".join(segment[2]) if len(segment) > 2 else str(segment[0])
+    for line in str(segment[1]).split("\n"):
+        if line.strip():
+            yield line, sources
+
+
+def appended(segment: Sequence[Any], position: int, at: str) -> list[Line]:
+    """The lines an append adds: all new, at the append's time."""
+    return [(text, sources, position, at) for text, sources in segment_lines(segment)]
+
+
+def rewritten(before: Sequence[Line], segments: Sequence[Sequence[Any]], position: int,
+              at: str) -> list[Line]:
+    """A file's lines after an event that rewrote it: a line whose text was
+    there before keeps its time (of several lines of one text, the first
+    takes the earliest time, and so on: ``before``'s order does not
+    matter); the others take the event's."""
+    kept: dict[str, list[tuple[int, str]]] = {}
+    for text, _, pos, when in sorted(before, key=lambda line: (line[2], line[3])):
+        kept.setdefault(text, []).append((pos, when))
+    out: list[Line] = []
+    for segment in segments:
+        for text, sources in segment_lines(segment):
+            earlier = kept.get(text)
+            pos, when = earlier.pop(0) if earlier else (position, at)
+            out.append((text, sources, pos, when))
+    return out
+
+
+def rows(agent: str, user: str, name: str, lines: Sequence[Line]) -> list[LineRow]:
+    """The ``memory_lines`` rows of a file's lines."""
+    scope = scope_token(agent, user)
+    return [(agent, user, name, scope, text, sources, pos, when)
+            for text, sources, pos, when in lines]
+
+
+__all__ = ["Line", "LineRow", "appended", "rewritten", "rows", "scope_token", "segment_lines"]

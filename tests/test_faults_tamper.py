@@ -16,6 +16,7 @@ from kairos.domain.events import MemoryWritten, expected_hash
 from kairos.domain.hashing import chain_hash
 from kairos.domain.ids import event_id
 from kairos.domain.logformat import render_entry
+from kairos.engine import rowdigests
 from kairos.errors import BadInput, Inconsistent, VerificationFailed
 from kairos.memory import Memory
 from tests.conftest import Kairos
@@ -49,6 +50,42 @@ def test_a_read_model_edited_with_sql_fails_verify_and_rebuild_reports_it(
     assert "repaired memory_index row position 4 (changed)" in out.output
     assert kairos("verify").exit_code == 0
     assert "repaired" not in kairos("rebuild").output
+
+
+# A forged value for each column of memory_index but the position (its own
+# case: a row moved is one extra and one missing).
+FORGED = {"event_id": "'forged-id'", "stream_id": "'forged'", "version": "999",
+          "type": "'forged'", "agent_id": "'forged'", "user_id": "'forged'",
+          "file": "'forged'", "actor": "'forged'", "session_id": "'forged'",
+          "recorded_at": "'2026-01-01T00:00:00.000000Z'", "text": "'forged'",
+          "retracted_by": "'forged'", "log_file": "'forged'", "log_line": "999",
+          "ref": "'forged'"}
+
+
+def test_rebuild_names_each_index_row_edited_in_any_column_lost_or_added(
+        mem: Memory, home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Blocks of 3 rows: the digests are compared a block at a time, so the
+    # edits fall in many blocks, and in one after the first that differs.
+    monkeypatch.setattr(rowdigests, "BLOCK", 3)
+    fill(mem)
+    for i in range(len(FORGED) + 4):
+        mem.write("ada", "MEMORY.md", f"Kim fact {i}", user="kim", mode="append")
+    mem.flush()
+    last = mem.engine.store.max_position()
+    mem.close()
+    edited = {2 + i: column for i, column in enumerate(FORGED)}
+    for position, column in edited.items():
+        sql(db_url, f"UPDATE memory_index SET {column} = {FORGED[column]} "
+                    f"WHERE position = {position}")
+    sql(db_url, f"DELETE FROM memory_index WHERE position = {last - 1}")
+    sql(db_url, f"UPDATE memory_index SET position = {last + 7} WHERE position = {last}")
+    with Memory(str(home), db_url) as m:
+        report = m.rebuild()
+        assert m.rebuild().rows == []  # and a rebuild of what it rebuilt finds nothing
+    rows = {r["row"]: r["status"] for r in report.rows if r["table"] == "memory_index"}
+    assert rows == {**{f"position {p}": "changed" for p in edited},
+                    f"position {last - 1}": "missing", f"position {last}": "missing",
+                    f"position {last + 7}": "extra"}
 
 
 def test_an_edited_materialized_file_fails_verify(mem: Memory, home: Path,

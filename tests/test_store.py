@@ -54,5 +54,6 @@ def test_a_rebuild_after_every_kind_of_event_changes_nothing(mem: Memory) -> Non
     files = mem.engine.index.all_files()
     report = mem.rebuild()
     assert report.changed == []
+    assert report.rows == []
     assert mem.engine.index.events() == rows
     assert mem.engine.index.all_files() == files

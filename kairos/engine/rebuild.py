@@ -17,16 +17,15 @@
   its own.
 
 Every repair is reported: each read-model row (``memory_files``,
-``memory_index``) and each materialized file that differed from what the
-events give, each log file written or moved aside.
+``memory_index``: see :mod:`kairos.engine.rowdigests`) and each
+materialized file that differed from what the events give, each log file
+written or moved aside.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import struct
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -48,12 +47,17 @@ from kairos.engine.logmirror import (
     past_the_end,
 )
 from kairos.engine.logread import DayReader, iter_entries
+from kairos.engine.rowdigests import (
+    file_digests,
+    report_index_rows,
+    report_rows,
+    save_index_digests,
+)
 from kairos.engine.verify import ChainChecker
 from kairos.errors import Inconsistent, VerificationFailed, disk_errors
 from kairos.progress import SILENT, Progress, counted
 from kairos.projections.indexer import mark_retracted
 from kairos.projections.materialize import existing_files, file_path, read_file, write_file
-from kairos.projections.readmodel import ReadModel
 
 
 @dataclass
@@ -168,8 +172,8 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
     # flush (which would apply events to it first).
     with engine.read_side_held() as readmodel, tempfile.TemporaryFile() as digests:
         before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
-        files_before = _file_digests(readmodel)
-        _save_row_digests(readmodel, digests)
+        files_before = file_digests(readmodel)
+        save_index_digests(readmodel, digests)
         embedded = engine.vectors.kept_positions()  # the vector cache itself is kept
         readmodel.reset()
         progress.phase("locate log entries", None)  # streamed: found as the load advances
@@ -191,9 +195,9 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
         with readmodel.transaction() as writer:
             mark_retracted(writer, retracted)
         engine.vectors.restore_positions(embedded, position)
-        _report_rows(report, files_before, _file_digests(readmodel))
+        report_rows(report, files_before, file_digests(readmodel))
         digests.seek(0)
-        _report_index_rows(report, digests, readmodel)
+        report_index_rows(report, digests, readmodel)
         engine.applied = position
         for rel in sorted(set(before) | set(after)):
             old, new = before.get(rel), after.get(rel)
@@ -204,79 +208,6 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
                 write_file(os.path.join(home, rel), new or "")
         engine.files.set_position(position)
     report.files = len(after)
-
-
-def _file_digests(readmodel: ReadModel) -> dict[tuple[str, str], int]:
-    """Each ``memory_files`` row by name with a digest of its values (one
-    per file, not per event: kept in memory)."""
-    rows: dict[tuple[str, str], int] = {}
-    for f in readmodel.file_rows():
-        if f.content:
-            name = "/".join(p for p in (f.agent, f.user, f.file) if p)
-            rows["memory_files", name] = hash((f.content, json.dumps(f.segments), f.version,
-                                               f.position, f.updated_at))
-    return rows
-
-
-_DIGEST = struct.Struct("<qq")  # position, digest of the row's values
-
-
-def _index_digests(readmodel: ReadModel) -> Iterator[tuple[int, int]]:
-    for r in readmodel.index_rows(1 << 62):
-        yield r["position"], hash(tuple(r.values()))
-
-
-def _save_row_digests(readmodel: ReadModel, out: BinaryIO) -> None:
-    """Write each ``memory_index`` row's (position, digest) to ``out``, in
-    position order: a million rows are 16 MB on disk instead of a map in
-    memory, and are read back in order to compare."""
-    batch: list[bytes] = []
-    for position, digest in _index_digests(readmodel):
-        batch.append(_DIGEST.pack(position, digest))
-        if len(batch) >= 4096:
-            out.write(b"".join(batch))
-            batch.clear()
-    out.write(b"".join(batch))
-
-
-def _saved_digests(saved: BinaryIO) -> Iterator[tuple[int, int]]:
-    while True:
-        chunk = saved.read(_DIGEST.size * 4096)
-        if not chunk:
-            return
-        yield from _DIGEST.iter_unpack(chunk)
-
-
-def _report_index_rows(report: RebuildReport, saved: BinaryIO, readmodel: ReadModel) -> None:
-    """Name every ``memory_index`` row the rebuild repaired, merging the
-    saved digests with the new rows, both in position order."""
-    old, new = _saved_digests(saved), _index_digests(readmodel)
-    repaired: list[tuple[str, str]] = []
-    a, b = next(old, None), next(new, None)
-    while a is not None or b is not None:
-        if b is None or (a is not None and a[0] < b[0]):
-            assert a is not None
-            status, position, a = "extra", a[0], next(old, None)
-        elif a is None or b[0] < a[0]:
-            status, position, b = "missing", b[0], next(new, None)
-        else:
-            status = "changed" if a[1] != b[1] else ""
-            position, a, b = a[0], next(old, None), next(new, None)
-        if status:
-            repaired.append((f"position {position}", status))
-    for row, status in sorted(repaired):  # in the order the report always gave
-        report.rows.append({"table": "memory_index", "row": row, "status": status})
-
-
-def _report_rows(report: RebuildReport, before: dict[tuple[str, str], int],
-                 after: dict[tuple[str, str], int]) -> None:
-    """Name every row the rebuild repaired: a row that differed (edited behind
-    Kairos's back), was missing, or should not have been there."""
-    for key in sorted(before.keys() | after.keys()):
-        old, new = before.get(key), after.get(key)
-        if old != new:
-            status = "missing" if old is None else "extra" if new is None else "changed"
-            report.rows.append({"table": key[0], "row": key[1], "status": status})
 
 
 def repair_logs(engine: Engine, report: RebuildReport, key: bytes | None = None,

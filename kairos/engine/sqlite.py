@@ -12,11 +12,12 @@ from __future__ import annotations
 import os
 import urllib.parse
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import (
+    SQLiteApplicationRecorder,
     SQLiteConnection,
     SQLiteConnectionPool,
     SQLiteFactory,
@@ -146,3 +147,17 @@ def read_only_uri(path: str, *, immutable: bool = False) -> str:
             "(absent) to be read, and the directory is not writable: copy the home with its "
             "-wal and -shm files, or open it once with write access")
     return f"file:{quoted}?immutable=1"
+
+
+def stored_rows(recorder: SQLiteApplicationRecorder, after: int, limit: int
+                ) -> list[tuple[int, str, int, str, bytes]]:
+    """Up to ``limit`` stored events after position ``after``, in order, as
+    the rows the library's own query reads (position, originator id as
+    stored, version, topic, state), without making each a notification: a
+    rebuild makes the originator's UUID once per stream, not once per event
+    (:meth:`kairos.engine.store.Store.read_bulk`)."""
+    with recorder.datastore.transaction(commit=False) as c:
+        c.execute(f"SELECT rowid, originator_id, originator_version, topic, state "
+                  f"FROM {recorder.events_table_name} WHERE rowid>? ORDER BY rowid LIMIT ?",
+                  (after, limit))
+        return cast(list[tuple[int, str, int, str, bytes]], c.fetchall())

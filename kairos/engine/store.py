@@ -260,17 +260,44 @@ class Store:
         same fields for every event type."""
         mapper = self.app.mapper
         plain = mapper.cipher is None and mapper.compressor is None
-        for rows in self.pages(after, page=page):
-            for n in rows:
-                decoder = DECODERS.get(n.topic) if plain else None
-                if decoder is None:
-                    yield BulkRecorded(n.id, cast(DomainEvent, mapper.to_domain_event(n)))
-                    continue
-                e = decoder.decode(n.state)
-                e.at = _time_text(e.timestamp["_data_"])
-                e.originator_id = cast(UUID, n.originator_id)
-                e.originator_version = n.originator_version
-                yield BulkRecorded(n.id, e)
+        for position, oid, version, topic, state in self._stored(after, page):
+            decoder = DECODERS.get(topic) if plain else None
+            if decoder is None:
+                n = Notification(id=position, originator_id=oid, originator_version=version,
+                                 topic=topic, state=state)
+                yield BulkRecorded(position, cast(DomainEvent, mapper.to_domain_event(n)))
+                continue
+            e = decoder.decode(state)
+            e.at = _time_text(e.timestamp["_data_"])
+            e.originator_id = cast(UUID, oid)
+            e.originator_version = version
+            yield BulkRecorded(position, e)
+
+    def _stored(self, after: int, page: int) -> Iterator[tuple[int, UUID | str, int, str, bytes]]:
+        """The stored rows after ``after``, in order: (position, originator
+        id, version, topic, state).  On SQLite read directly, each stored
+        originator id converted once (the library's recorder converts it to
+        a new UUID for every row: a fifth of a rebuild's read)."""
+        if self.is_postgres:
+            for notifications in self.pages(after, page=page):
+                for n in notifications:
+                    yield n.id, n.originator_id, n.originator_version, n.topic, n.state
+            return
+        from kairos.engine.sqlite import stored_rows
+
+        recorder: Any = self.app.recorder
+        ids: dict[str, UUID | str] = {}  # as stored -> as the library gives it
+        while True:
+            with guarded(self.where):
+                rows = stored_rows(recorder, after, page)
+            for position, stored, version, topic, state in rows:
+                oid = ids.get(stored)
+                if oid is None:
+                    oid = ids[stored] = recorder.convert_originator_id(stored)
+                yield position, oid, version, topic, state
+            if len(rows) < page:
+                return
+            after = rows[-1][0]
 
     def stream(self, stream_id: UUID, upto_version: int | None = None,
                after_version: int | None = None) -> list[DomainEvent]:

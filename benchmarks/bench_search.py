@@ -124,7 +124,7 @@ def upkeep(tmp: Path, writes: int, rounds: int) -> tuple[dict[str, list[float]],
     follower, which competes with the next writes)."""
     out: dict[str, list[float]] = {"on": [], "off": []}
     lat: dict[str, list[float]] = {"on": [], "off": []}
-    sync = indexer._sync_lines
+    step, save = indexer._Lines.step, indexer._Lines.save
     for r in range(rounds):
         for variant in ("on", "off"):
             home = tmp / f"upkeep-{r}-{variant}"
@@ -134,7 +134,8 @@ def upkeep(tmp: Path, writes: int, rounds: int) -> tuple[dict[str, list[float]],
             if variant == "off":
                 with mem.engine.readmodel.engine.begin() as conn:
                     drop_fts(conn)
-                indexer._sync_lines = lambda *a, **k: None  # type: ignore[assignment]
+                indexer._Lines.step = lambda *a, **k: None  # type: ignore[method-assign]
+                indexer._Lines.save = lambda *a, **k: None  # type: ignore[method-assign]
             try:
                 t = time.perf_counter()
                 for i in range(writes):
@@ -145,7 +146,7 @@ def upkeep(tmp: Path, writes: int, rounds: int) -> tuple[dict[str, list[float]],
                 mem.flush()
                 out[variant].append(writes / (time.perf_counter() - t))
             finally:
-                indexer._sync_lines = sync  # type: ignore[assignment]
+                indexer._Lines.step, indexer._Lines.save = step, save  # type: ignore[method-assign]
                 mem.close()
     return out, lat
 

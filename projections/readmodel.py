@@ -379,8 +379,9 @@ class Writer:
         self.conn.execute(delete(lines_table).where(lines_table.c.id.in_(list(ids))))
 
     def insert_lines(self, rows: Sequence[LineTuple]) -> None:
-        self.conn.execute(insert(lines_table), [dict(zip(LINE_COLUMNS, r, strict=True))
-                                                for r in rows])
+        """On the DB-API cursor, compiled once: a write's line is one row,
+        and building an insert for it cost more than inserting it."""
+        self._load("insert_line", LINE_COLUMNS, rows)
 
     def _load(self, name: str, order: tuple[str, ...], rows: Iterable[tuple[Any, ...]]) -> None:
         text, params, _ = self.bulk[name]

@@ -107,6 +107,39 @@ def test_the_superseded_side_of_an_update_ranks_below_its_replacement(lexical: M
     assert [h.where for h in hits[:2]] == ["current", "history"]
 
 
+@pytest.mark.parametrize(("older", "newer", "query"), [
+    ("Tom's day rate is £450.", "Tom raised his day rate to £500 from October.", "Tom's day rate"),
+    ("The Atlas daily standup is at 09:45 in the Fjord room.",
+     "The Atlas standup moved to 10:15 so it respects Sam's rule.", "standup time"),
+    ("Omar takes metformin 500 mg twice a day with meals.",
+     "Omar's doctor increased metformin to 1000 mg twice a day.", "metformin dose"),
+])
+def test_an_update_appended_beside_the_fact_it_updates_ranks_first(
+        lexical: Memory, older: str, newer: str, query: str) -> None:
+    """Both stay lines of the file (an append does not replace): the newer
+    one, about the same thing, comes first — what is true now."""
+    m = lexical
+    user = "sam"
+    with freeze_time("2026-09-01T09:00:00Z"):
+        m.write("ada", "MEMORY.md", older, user=user)
+        for other in ("Sam's cat is called Miso.", "Sam reads before bed.",
+                      "Sam is allergic to penicillin.", "Tom lives in Leeds with Omar."):
+            m.write("ada", "MEMORY.md", other, user=user)
+    with freeze_time("2026-10-01T09:00:00Z"):
+        m.write("ada", "MEMORY.md", newer, user=user)
+    assert texts(m.search("ada", query, user=user))[:2] == [newer, older]
+
+
+def test_one_word_in_common_does_not_make_a_newer_fact_an_update(lexical: Memory) -> None:
+    m = lexical
+    with freeze_time("2026-09-01T09:00:00Z"):
+        m.write("ada", "MEMORY.md", "Sam's phone is an iPhone 13 with a cracked screen.", user="sam")
+    with freeze_time("2026-10-01T09:00:00Z"):
+        m.write("ada", "MEMORY.md", "Miso's vet is Dyreklinikken, phone 55 20 30 40.", user="sam")
+    assert texts(m.search("ada", "Sam phone iPhone", user="sam"))[0] == \
+        "Sam's phone is an iPhone 13 with a cracked screen."
+
+
 # -- nothing it must not see --------------------------------------------------------------------
 def test_retracted_text_is_never_returned_but_the_auditor_sees_it_marked(
         mem: Memory, home: Path, db_url: str) -> None:

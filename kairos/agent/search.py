@@ -21,8 +21,9 @@ read side).  A search:
    current line over the history entry it came from);
 5. ranks what an update superseded below what replaced it: a raw write no
    longer in its file (replaced, or dropped by a dream) loses half its
-   score, and a result moves above an older one of the same file that says
-   nearly the same (word overlap ≥ :data:`REPLACES`);
+   score, and a result moves above an older one of the same file about the
+   same thing (nearly the same words, or every topic word of the query the
+   older holds and a word besides: :func:`_same_subject`);
 6. breaks ties current before history, newer before older.
 """
 
@@ -52,6 +53,7 @@ RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (k + rank)
 DEPTH = 50  # candidates each ranking contributes to the fusion
 SUPERSEDED = 0.5  # a raw write its file no longer holds keeps this share of its score
 REPLACES = 0.5  # word overlap (Jaccard) above which a newer result of a file replaces an older
+COMMON = 3  # a query word in more than a third of the results (a name) names no topic
 SNIPPET = 300  # a history entry longer than this comes back as a snippet around the match
 MAX_LIMIT = 100
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -136,12 +138,13 @@ class Search:
                             "their words only")
             except EmbedderUnavailable as e:
                 note = f"semantic search unavailable, lexical results only: {e}"
-        docs = self._rank(scope, rankings)
+        docs = self._rank(scope, rankings, words)
         hits = [self._hit(d, score, words, include_retracted) for d, score in docs[:limit]]
         return SearchResult(query, hits, mode, note)
 
     # -- ranking ------------------------------------------------------------------------
-    def _rank(self, scope: SearchScope, rankings: Sequence[list[Doc]]) -> list[tuple[Doc, float]]:
+    def _rank(self, scope: SearchScope, rankings: Sequence[list[Doc]],
+              words: Sequence[str]) -> list[tuple[Doc, float]]:
         best: dict[str, Doc] = {}  # one document per text: a current line over history
         scores: dict[str, float] = {}
         for ranking in rankings:
@@ -164,7 +167,7 @@ class Search:
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
         ranked = [(best[k], scores[k]) for k in order]
-        return _replacements_first(ranked)
+        return _replacements_first(ranked, words)
 
     @staticmethod
     def _hit(doc: Doc, score: float, words: list[str], auditor: bool) -> SearchHit:
@@ -175,24 +178,43 @@ class Search:
                          doc.event_ids, score, doc.retracted if auditor else None)
 
 
-def _replacements_first(ranked: list[tuple[Doc, float]], depth: int = 20
-                        ) -> list[tuple[Doc, float]]:
-    """Move a result above an older one of the same file that says nearly
-    the same: the likely replacement of a fact above the fact it replaced.
-    It takes the score of the one it passes, so the scores stay in order."""
+def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
+                        depth: int = 20) -> list[tuple[Doc, float]]:
+    """Move a result above an older one of the same file that is about the
+    same thing (:func:`_same_subject`): the likely replacement of a fact
+    above the fact it replaced ("standup at 09:45" → "standup moved to
+    10:15").  The query's topic is its words that are not in most of the
+    results (the person's name is in all of them, and says nothing of which
+    fact a result is).  The moved result takes the score of the one it
+    passes, so the scores stay in order."""
     top = list(ranked[:depth])
     stems = [_stems(d.text) for d, _ in top]
+    asked = {w[:5] for w in words}
+    topic = {s for s in asked if sum(s in found for found in stems) <= max(2, len(top) // COMMON)}
     for j in range(1, len(top)):
         new, new_stems = top[j][0], stems[j]
         for i in range(j):
             old = top[i][0]
             if (old.file == new.file and new.position > old.position and new_stems
-                    and len(new_stems & stems[i]) / len(new_stems | stems[i]) >= REPLACES):
+                    and _same_subject(stems[i], new_stems, topic)):
                 moved, moved_stems = top.pop(j), stems.pop(j)
                 top.insert(i, (moved[0], top[i][1]))
                 stems.insert(i, moved_stems)
                 break
     return top + list(ranked[depth:])
+
+
+def _same_subject(old: set[str], new: set[str], topic: set[str]) -> bool:
+    """Whether a newer result is about what an older one was: they say
+    nearly the same (word overlap ≥ :data:`REPLACES`); or the newer holds
+    every topic word of the query the older holds, and they share a word
+    besides ("Tom's day rate is £450" → "Tom raised his day rate to £500"),
+    so that one word in common ("phone" in "the vet's phone number" and
+    "Sam's phone is an iPhone 13") is not enough."""
+    if len(old & new) / len(old | new) >= REPLACES:
+        return True
+    asked = topic & old
+    return bool(asked) and asked <= new and bool((old & new) - topic)
 
 
 def _snippet(text: str, words: list[str]) -> str:

@@ -365,3 +365,53 @@ def test_the_cli_searches_with_filters_and_json(kairos: Kairos, mem: Memory) -> 
     assert out.exit_code == 0 and out.output.count("events:") == 1
     bad = kairos("search", "-a", "ada", "-u", "sam", "?!")
     assert bad.exit_code == 2 and "no words" in bad.output
+
+
+def test_the_floor_is_lower_when_the_words_found_something() -> None:
+    """The semantic floor keeps a question about nothing the pair holds
+    silent; once the query's words found something, paraphrases of it get in
+    at a lower cosine (WORDS_FOUND of the floor), and noise below that not."""
+    from kairos.agent.search import WORDS_FOUND, Search
+    from kairos.ports import Doc, SearchScope
+
+    def doc(key: int, text: str, score: float = 0.0) -> Doc:
+        return Doc(key=key, text=text, file="MEMORY.md", kind="history",
+                   recorded_at="2026-10-01T09:00:00.000000Z", position=key,
+                   event_ids=(f"e{key}",), score=score, type="MemoryWritten")
+
+    floor = 0.25
+    near = floor * (WORDS_FOUND + 1) / 2  # between the two floors
+    far = floor * WORDS_FOUND / 2  # below both
+
+    class Index:
+        def __init__(self, words_hit: bool) -> None:
+            self.words_hit = words_hit
+
+        def lexical(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
+            return [doc(1, "Incident INC-2291: Priya owns the postmortem.", 3.0)] \
+                if self.words_hit else []
+
+        def substring(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
+            return []
+
+        def lines(self, scope: SearchScope) -> list[Doc]:
+            return [doc(1, "Incident INC-2291: Priya owns the postmortem."),
+                    doc(2, "Duplicate refunds went out on 2 October."),
+                    doc(3, "Priya cycles to work.")]
+
+        def nearest(self, scope: SearchScope, embedder: Any, vector: Any,
+                    depth: int) -> tuple[list[Doc], int]:
+            return [doc(2, "Duplicate refunds went out on 2 October.", near),
+                    doc(3, "Priya cycles to work.", far)], 0
+
+    class Embedder:
+        model = "fake"
+
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            return [[1.0] for _ in texts]
+
+    with_words = Search(Index(True), Embedder(), min_similarity=floor)  # type: ignore[arg-type]
+    assert sorted(texts(with_words.search("ada", "Priya incident outage", user="sam"))) == [
+        "Duplicate refunds went out on 2 October.", "Incident INC-2291: Priya owns the postmortem."]
+    without = Search(Index(False), Embedder(), min_similarity=floor)  # type: ignore[arg-type]
+    assert texts(without.search("ada", "production outage", user="sam")) == []

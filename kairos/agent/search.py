@@ -15,8 +15,11 @@ read side).  A search:
    scope's vectors, keeping only those at or above ``min_similarity``
    (:data:`~kairos.home.MIN_SIMILARITY` by default) — without a floor the
    nearest lines come back however unrelated, so a query about something
-   the agent never heard of would be answered with its closest noise (a
-   failing embedder: lexical only, and the result says so);
+   the agent never heard of would be answered with its closest noise — or,
+   when the words found something (the query is about what the pair
+   holds), at or above :data:`WORDS_FOUND` of it, so that paraphrases of
+   what was found get in (a failing embedder: lexical only, and the result
+   says so);
 4. fuses the rankings by reciprocal rank (k = 60), one entry per text (a
    current line over the history entry it came from);
 5. ranks what an update superseded below what replaced it: a raw write no
@@ -51,6 +54,7 @@ from kairos.ports import (
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (k + rank)
 DEPTH = 50  # candidates each ranking contributes to the fusion
+WORDS_FOUND = 0.6  # the share of min_similarity that is the floor when the words found something
 SUPERSEDED = 0.5  # a raw write its file no longer holds keeps this share of its score
 REPLACES = 0.5  # word overlap (Jaccard) above which a newer result of a file replaces an older
 COMMON = 3  # a query word in more than a third of the results (a name) names no topic
@@ -131,7 +135,10 @@ class Search:
             try:
                 vector = self.embedder.embed([query])[0]
                 found, missing = self.index.nearest(scope, self.embedder, vector, DEPTH)
-                rankings.append([d for d in found if d.score >= self.min_similarity])
+                # Words found something: the query is about what the pair
+                # holds, and a lower floor lets paraphrases of it in.
+                floor = self.min_similarity * (WORDS_FOUND if any(rankings) else 1.0)
+                rankings.append([d for d in found if d.score >= floor])
                 mode = "hybrid"
                 if missing:
                     note = (f"{missing} recent entries are not embedded yet: they are found by "

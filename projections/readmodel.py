@@ -25,6 +25,7 @@ applied once, in order.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
@@ -441,6 +442,10 @@ class ReadModel:
             for ix in index.indexes:
                 ix.drop(conn)
             drop_fts(conn)
+            # A new generation: what a process cached of the old tables (row
+            # ids of lines, above all) is not to be trusted even where the
+            # position comes back to the same number (``search.applied``).
+            conn.execute(positions.insert().values(name="generation", position=time.time_ns()))
 
     def create_indexes(self) -> None:
         """Build the event index's secondary indexes and the search index

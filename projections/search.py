@@ -40,7 +40,6 @@ WHERE clause, before any row leaves the database.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import re
 from collections.abc import Iterable, Sequence
@@ -58,6 +57,7 @@ _TYPES_SQL = "('MemoryWritten', 'SessionEnded')"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 PREFIX_MIN = terms.PREFIX_MIN
+SCOPES_HELD = 64  # scopes whose current lines a process keeps between searches
 MAX_TERMS = 200  # the companion's words holding a part, most parts first
 STEM_ENDINGS = ("e", "s", "es")  # what the stemmer cuts off a word that has no English suffix
 GRAM = 4  # the companion's n-grams of long query words (compound parts)
@@ -273,6 +273,14 @@ def _holding(words: Sequence[str], parts: Sequence[str]) -> dict[int, set[int]]:
     return out
 
 
+def applied(conn: Connection) -> tuple[int, int]:
+    """How far the read model is (its position) and which rebuild made it
+    (its generation): what a process may cache of it holds while both stay."""
+    found: dict[str, int] = {name: int(position) for name, position in conn.execute(text(
+        "SELECT name, position FROM memory_positions WHERE name IN ('index', 'generation')"))}
+    return int(found.get("index", 0)), int(found.get("generation", 0))
+
+
 def _key(rowid: int) -> int:
     """A document's key (:class:`~kairos.ports.Doc`) from its FTS rowid."""
     return rowid if rowid < LINES_FROM else -(rowid - LINES_FROM)
@@ -284,6 +292,7 @@ class SearchQueries:
     def __init__(self, engine: Engine):
         self.engine = engine
         self.sqlite = engine.dialect.name == "sqlite"
+        self._lines: dict[SearchScope, tuple[tuple[int, int], list[Doc]]] = {}
 
     def lexical(self, scope: SearchScope, words: Sequence[str], depth: int) -> list[Doc]:
         """The pair's best ``depth`` documents for the words, best first."""
@@ -324,12 +333,9 @@ class SearchQueries:
         out: list[Doc] = []
         for i in range(0, len(ranked), 200):
             chunk = ranked[i:i + 200]
-            keys = [_key(rowid) for rowid, _ in chunk]
-            docs = self._docs(conn, scope, keys)
-            for key, (_, score) in zip(keys, chunk, strict=True):
-                doc = docs.get(key)
-                if doc is not None:
-                    out.append(dataclasses.replace(doc, score=score))
+            scores = {_key(rowid): score for rowid, score in chunk}
+            docs = self._docs(conn, scope, scores, scores)
+            out += [docs[key] for key in scores if key in docs]
             if len(out) >= depth:
                 break
         return out[:depth]
@@ -417,13 +423,22 @@ class SearchQueries:
         return out
 
     def lines(self, scope: SearchScope) -> list[Doc]:
-        """Every current line of the scope (the agent's files and the pair's)."""
-        params: dict[str, Any] = {}
-        where = _filters(scope, "l", params, lines=True)
+        """Every current line of the scope (the agent's files and the pair's),
+        read again only when the read model changed (:func:`applied`)."""
         with self.engine.connect() as conn:
+            now = applied(conn)
+            held = self._lines.get(scope)
+            if held is not None and held[0] == now:
+                return held[1]
+            params: dict[str, Any] = {}
+            where = _filters(scope, "l", params, lines=True)
             rows = conn.execute(text(f"SELECT {_LINE_COLUMNS} FROM memory_lines l WHERE {where}"),
                                 params).all()
-        return [_line_doc(r) for r in rows]
+        found = [_line_doc(r) for r in rows]
+        if len(self._lines) >= SCOPES_HELD:
+            self._lines.pop(next(iter(self._lines)))
+        self._lines[scope] = (now, found)
+        return found
 
     def history(self, scope: SearchScope, after: int = 0) -> list[Doc]:
         """The scope's history documents after a position, in order."""
@@ -435,15 +450,19 @@ class SearchQueries:
                 f"WHERE i.position > :after AND {where} ORDER BY i.position"), params).all()
         return [_history_doc(r) for r in rows]
 
-    def docs(self, scope: SearchScope, keys: Iterable[int]) -> dict[int, Doc]:
+    def docs(self, scope: SearchScope, keys: Iterable[int],
+             scores: dict[int, float] | None = None) -> dict[int, Doc]:
         """Documents by key, re-selected within the scope (and without
         retracted history unless the scope includes it): a key from a cache
         that another pair's or a retracted row slipped into is dropped here."""
         with self.engine.connect() as conn:
-            return self._docs(conn, scope, keys)
+            return self._docs(conn, scope, keys, scores)
 
-    def _docs(self, conn: Connection, scope: SearchScope, keys: Iterable[int]) -> dict[int, Doc]:
+    def _docs(self, conn: Connection, scope: SearchScope, keys: Iterable[int],
+              scores: dict[int, float] | None = None) -> dict[int, Doc]:
+        """:meth:`docs`, each with its score from ``scores`` (by key)."""
         keys = list(keys)
+        scores = scores or {}
         out: dict[int, Doc] = {}
         for lines, wanted in ((False, [k for k in keys if k > 0]), (True, [-k for k in keys if k < 0])):
             if not wanted:
@@ -455,9 +474,9 @@ class SearchQueries:
                 params["keys"] = wanted[i:i + 500]
                 for r in conn.execute(statement, params).all():
                     if lines:
-                        out[-int(r.id)] = _line_doc(r)
+                        out[-int(r.id)] = _line_doc(r, scores.get(-int(r.id), 0.0))
                     else:
-                        out[int(r.position)] = _history_doc(r)
+                        out[int(r.position)] = _history_doc(r, scores.get(int(r.position), 0.0))
         return out
 
 

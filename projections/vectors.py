@@ -33,7 +33,7 @@ from sqlalchemy import Engine, and_, select, text
 
 from kairos.ports import Doc, Embedder, EmbedderUnavailable, SearchScope
 from kairos.projections.readmodel import lines_table, positions, vectors_table
-from kairos.projections.search import SearchQueries
+from kairos.projections.search import SearchQueries, applied
 
 log = logging.getLogger("kairos")
 PAGE = 512  # documents read, checked against the cache and embedded per step
@@ -179,8 +179,9 @@ class Vectors:
             while len(self._matrices) > SCOPES_CACHED:
                 self._matrices.popitem(last=False)
         with matrix.lock:
-            # Nothing was applied since this scope was last scored: its
-            # history and lines are as they were (no query for either).
+            # Nothing was applied since this scope was last scored, and no
+            # rebuild made the tables again: its history and lines are as
+            # they were (no query for either).
             seen = self._applied()
             if seen != matrix.seen:
                 news = self.queries.history(scope, after=matrix.upto)
@@ -230,24 +231,16 @@ class Vectors:
         order = best[np.argsort(-scores[best], kind="stable")]
         out: list[Doc] = []
         for start in range(0, len(order), depth):  # best first until enough pass the scope
-            picked = [(keys[i], float(scores[i])) for i in order[start:start + depth]]
-            found = self.queries.docs(scope, [k for k, _ in picked])
-            out += [_scored(found[k], s) for k, s in picked if k in found]
+            picked = {keys[i]: float(scores[i]) for i in order[start:start + depth]}
+            found = self.queries.docs(scope, picked, picked)
+            out += [found[k] for k in picked if k in found]
             if len(out) >= depth or start >= 4 * depth:
                 break
         return out[:depth], missing
 
-    def _applied(self) -> int:
-        """The read model's position (how far events were applied)."""
+    def _applied(self) -> tuple[int, int]:
         with self.engine.connect() as conn:
-            return int(conn.scalar(select(positions.c.position).where(
-                positions.c.name == "index")) or 0)
-
-
-def _scored(doc: Doc, score: float) -> Doc:
-    from dataclasses import replace
-
-    return replace(doc, score=score)
+            return applied(conn)
 
 
 class _Matrix:
@@ -256,7 +249,7 @@ class _Matrix:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.upto = 0
-        self.seen = -1  # the read model's position when the scope was last read
+        self.seen = (-1, -1)  # the read model's position and generation when last read
         self.lines: list[Doc] = []
         self.known: dict[str, Any] = {}  # vectors of the lines, and of history not yet added
         self.keys: list[int] = []

@@ -259,3 +259,36 @@ def test_the_scored_vectors_follow_writes_retractions_and_replaces(home: Path, d
         assert found.note is None
     finally:
         m.close()
+
+
+def test_a_rebuild_by_another_process_is_not_served_from_stale_caches(
+        home: Path, db_url: str) -> None:
+    """A long-lived search (an MCP server) keeps a pair's lines and vectors
+    while the read model does not change.  A rebuild elsewhere numbers the
+    lines anew and ends at the same position: its new generation is what
+    tells the server to read them again."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "kairos.toml").write_text('[search]\nembeddings = "wordllama"\n', encoding="utf-8")
+    server = Memory.init(str(home), db_url)
+    try:
+        tea = server.write("ada", "MEMORY.md", "Sam drinks green tea every afternoon.", user="sam")
+        server.write("ada", "MEMORY.md", "Sam prefers window seats on flights.", user="sam")
+        server.retract("ada", "MEMORY.md", [tea.event_id], user="sam", reason="wrong")
+        # The first line's row is gone, the second keeps its number: a
+        # rebuild numbers the one line left 1.
+        server.flush()
+        server.engine.embed()
+        before = server.search("ada", "where to sit on a plane", user="sam")
+        assert [(h.text, h.where) for h in before][:1] == [
+            ("Sam prefers window seats on flights.", "current")]
+        operator = Memory(str(home), db_url)
+        try:
+            operator.rebuild()  # the lines again, numbered from the start
+        finally:
+            operator.close()
+        after = server.search("ada", "where to sit on a plane", user="sam")
+        assert [(h.text, h.where) for h in after][:1] == [
+            ("Sam prefers window seats on flights.", "current")]
+        assert after.note is None
+    finally:
+        server.close()

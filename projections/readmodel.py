@@ -60,7 +60,7 @@ from kairos.errors import storage_error
 from kairos.ports import FileRow, IndexRow
 from kairos.projections import lines
 from kairos.projections.search import drop_fts, fill_fts
-from kairos.projections.terms import index_text
+from kairos.projections.terms import index_text, version
 
 metadata = MetaData()
 
@@ -201,6 +201,25 @@ def m005_scoped_terms(conn: Connection) -> None:
     if conn.dialect.name == "sqlite":
         drop_fts(conn)
         fill_fts(conn)
+        conn.execute(delete(positions).where(positions.c.name == "terms"))
+        conn.execute(positions.insert().values(name="terms", position=version()))
+
+
+def _same_terms(conn: Connection) -> None:
+    """Index the texts again when what ``kairos_terms`` makes of them may
+    have changed (:func:`terms.version`: this module's rules and Python's
+    Unicode tables).  The index is contentless: a line leaving it is
+    deleted by giving FTS5 its words again, and words made by other rules
+    than those it was given would corrupt it."""
+    now = version()
+    row = conn.execute(select(positions.c.position).where(positions.c.name == "terms")).first()
+    if row is not None and row[0] == now:
+        return
+    if row is not None or conn.scalar(select(func.count()).select_from(index)):
+        drop_fts(conn)
+        fill_fts(conn)
+    conn.execute(delete(positions).where(positions.c.name == "terms"))
+    conn.execute(positions.insert().values(name="terms", position=now))
 
 
 def _fill_lines(conn: Connection) -> None:
@@ -380,9 +399,10 @@ class Writer:
         self.conn.execute(delete(lines_table).where(lines_table.c.id.in_(list(ids))))
 
     def insert_lines(self, rows: Sequence[LineTuple]) -> None:
-        """On the DB-API cursor, compiled once: a write's line is one row,
-        and building an insert for it cost more than inserting it."""
-        self._load("insert_line", LINE_COLUMNS, rows)
+        # Through SQLAlchemy (not the bulk path's raw cursor): an error on
+        # the write path must become a Kairos error (_translate_errors).
+        self.conn.execute(STATEMENTS["insert_line"], [dict(zip(LINE_COLUMNS, r, strict=True))
+                                                      for r in rows])
 
     def _load(self, name: str, order: tuple[str, ...], rows: Iterable[tuple[Any, ...]]) -> None:
         text, params, _ = self.bulk[name]
@@ -427,6 +447,8 @@ class ReadModel:
                     migration(conn)
                     conn.execute(migrations_table.insert().values(name=migration.__name__))
                     applied.append(migration.__name__)
+            if conn.dialect.name == "sqlite":
+                _same_terms(conn)
         return applied
 
     def reset(self) -> None:

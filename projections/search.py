@@ -42,6 +42,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -293,6 +294,7 @@ class SearchQueries:
         self.engine = engine
         self.sqlite = engine.dialect.name == "sqlite"
         self._lines: dict[SearchScope, tuple[tuple[int, int], list[Doc]]] = {}
+        self._lines_lock = threading.Lock()
 
     def lexical(self, scope: SearchScope, words: Sequence[str], depth: int) -> list[Doc]:
         """The pair's best ``depth`` documents for the words, best first."""
@@ -429,16 +431,17 @@ class SearchQueries:
             now = applied(conn)
             held = self._lines.get(scope)
             if held is not None and held[0] == now:
-                return held[1]
+                return list(held[1])
             params: dict[str, Any] = {}
             where = _filters(scope, "l", params, lines=True)
             rows = conn.execute(text(f"SELECT {_LINE_COLUMNS} FROM memory_lines l WHERE {where}"),
                                 params).all()
         found = [_line_doc(r) for r in rows]
-        if len(self._lines) >= SCOPES_HELD:
-            self._lines.pop(next(iter(self._lines)))
-        self._lines[scope] = (now, found)
-        return found
+        with self._lines_lock:  # threads of one server search at once
+            while len(self._lines) >= SCOPES_HELD:
+                self._lines.pop(next(iter(self._lines)))
+            self._lines[scope] = (now, found)
+        return list(found)
 
     def history(self, scope: SearchScope, after: int = 0) -> list[Doc]:
         """The scope's history documents after a position, in order."""

@@ -35,6 +35,7 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
+RULES = 2  # raised whenever tokens() or tag() would make other words of the same text
 TAG_LETTERS = "bcdfghjklmnpqrstvwxz"  # no vowels, no y: see the module's docstring
 TAG_LENGTH = 5
 TOKEN = re.compile(r"[^\W_]+")  # letters and digits: unicode61's token characters (L*, N*)
@@ -59,7 +60,7 @@ def tokens(text: str) -> list[str]:
     if text.isascii():
         return TOKEN.findall(text.lower())
     out: list[str] = []
-    for token in TOKEN.findall(unicodedata.normalize("NFKC", text).casefold()):
+    for token in TOKEN.findall(_folded(text)):
         if not CJK_RUN.search(token):
             out.append(token)
             continue
@@ -72,6 +73,15 @@ def tokens(text: str) -> list[str]:
             else:
                 out += [part[i:i + 2] for i in range(len(part) - 1)]
     return out
+
+
+def _folded(text: str) -> str:
+    """NFKC, case-folded, combining marks dropped (as ``remove_diacritics``
+    would): case-folding can make marks ("İ" → "i" and U+0307) that would
+    otherwise split a word in two ("İstanbul" → "i", "stanbul")."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    return unicodedata.normalize("NFC", "".join(c for c in folded
+                                                 if not unicodedata.combining(c)))
 
 
 def index_text(text: str | None, stream_id: str) -> str | None:
@@ -97,8 +107,9 @@ def match(words: Sequence[str], stream_ids: Sequence[str]) -> str | None:
             parts = tokens(word)
             if not parts:
                 continue
-            if CJK_RUN.search(word):  # a lone character is found in the bigrams it begins
-                terms += [f'"{t}{p}"' + ("*" if len(p) == 1 else "") for p in parts]
+            if CJK_RUN.search(word):  # a lone CJK character: found in the bigrams it begins
+                terms += [f'"{t}{p}"' + ("*" if len(p) == 1 and CJK_RUN.fullmatch(p) else "")
+                          for p in parts]
                 continue
             phrase = " ".join(t + p for p in parts)
             terms.append(f'"{phrase}"')
@@ -110,8 +121,15 @@ def match(words: Sequence[str], stream_ids: Sequence[str]) -> str | None:
 def plain(text: str) -> str:
     """A query fragment as the index spells it: folded, without diacritics
     (``remove_diacritics 2``), to compare with the index's own terms."""
-    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
-    return "".join(c for c in folded if not unicodedata.combining(c))
+    return _folded(text)
+
+
+def version() -> int:
+    """What made the index's words: :data:`RULES` and the Unicode version
+    of Python's tables (NFKC, case folding and letters differ across
+    Python versions).  The read model re-indexes when it changes."""
+    major, minor, _ = (int(n) for n in unicodedata.unidata_version.split("."))
+    return RULES * 1_000_000 + major * 1_000 + minor
 
 
 def term_ranges(stream_id: str) -> list[tuple[str, str]]:
@@ -121,4 +139,4 @@ def term_ranges(stream_id: str) -> list[tuple[str, str]]:
     return [(t + "a", t + "{"), (t + "\x80", t + chr(0x10FFFF))]
 
 
-__all__ = ["index_text", "match", "plain", "tag", "term_ranges", "tokens"]
+__all__ = ["index_text", "match", "plain", "tag", "term_ranges", "tokens", "version"]

@@ -183,6 +183,8 @@ class Vectors:
             # rebuild made the tables again: its history and lines are as
             # they were (no query for either).
             seen = self._applied()
+            if seen[1] != matrix.seen[1]:  # rebuilt: history rows may say otherwise now
+                matrix.reset()
             if seen != matrix.seen:
                 news = self.queries.history(scope, after=matrix.upto)
                 if news:
@@ -255,6 +257,16 @@ class _Matrix:
         self.keys: list[int] = []
         self.pending: list[Doc] = []
         self._array: Any = None
+
+    def reset(self) -> None:
+        """Forget everything but the lock (the read model was rebuilt)."""
+        self.upto = 0
+        self.seen = (-1, -1)
+        self.lines = []
+        self.known = {}
+        self.keys = []
+        self.pending = []
+        self._array = None
 
     def add(self, key: int, vector: Any) -> None:
         """Append a row (the array grows by doubling, so a pair's matrix is

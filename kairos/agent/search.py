@@ -137,7 +137,9 @@ class Search:
                 found, missing = self.index.nearest(scope, self.embedder, vector, DEPTH)
                 # Words found something: the query is about what the pair
                 # holds, and a lower floor lets paraphrases of it in.
-                floor = self.min_similarity * (WORDS_FOUND if any(rankings) else 1.0)
+                # (The words' own ranking: the companion's n-grams match
+                # pieces of unrelated words, and must not lower the floor.)
+                floor = self.min_similarity * (WORDS_FOUND if rankings[0] else 1.0)
                 rankings.append([d for d in found if d.score >= floor])
                 mode = "hybrid"
                 if missing:

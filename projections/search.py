@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import re
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -56,7 +55,7 @@ from kairos.projections.lines import scope_token, segment_lines
 HISTORY_TYPES = ("MemoryWritten", "SessionEnded")
 _TYPES_SQL = "('MemoryWritten', 'SessionEnded')"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+CJK = terms.CJK_RUN  # runs of CJK text (one group: the run)
 PREFIX_MIN = terms.PREFIX_MIN
 SCOPES_HELD = 64  # scopes whose current lines a process keeps between searches
 MAX_TERMS = 200  # the companion's words holding a part, most parts first

@@ -12,6 +12,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -107,3 +108,24 @@ def home_state(home: Path, db_url: str) -> dict[str, object]:
         return {"files": files, "store": store_rows(m), "index": m.engine.readmodel.position()}
     finally:
         m.close()
+
+
+# -- search ----------------------------------------------------------------------------------
+def home_with(home: Path, db_url: str, search: str) -> Memory:
+    """A new home whose ``kairos.toml`` holds ``search`` under ``[search]``."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "kairos.toml").write_text("[search]\n" + search + "\n", encoding="utf-8")
+    return Memory.init(str(home), db_url)
+
+
+@pytest.fixture
+def lexical(home: Path, db_url: str) -> Iterator[Memory]:
+    """A home searching by words only (no embedder)."""
+    m = home_with(home, db_url, 'embeddings = "off"')
+    yield m
+    m.close()
+
+
+def texts(result: Any) -> list[str]:
+    """The texts of a search's hits, in order."""
+    return [h.text for h in result]

@@ -17,25 +17,8 @@ from hypothesis import strategies as st
 from kairos.agent.tools import ToolExecutor
 from kairos.memory import Memory
 from kairos.projections.embedders import Guarded, WordLlamaEmbedder
-from tests.conftest import Kairos
+from tests.conftest import Kairos, home_with, texts
 from tests.llm_server import LLMServer, embeddings
-
-
-def home_with(home: Path, db_url: str, search: str) -> Memory:
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "kairos.toml").write_text("[search]\n" + search + "\n", encoding="utf-8")
-    return Memory.init(str(home), db_url)
-
-
-@pytest.fixture
-def lexical(home: Path, db_url: str) -> Iterator[Memory]:
-    m = home_with(home, db_url, 'embeddings = "off"')
-    yield m
-    m.close()
-
-
-def texts(result: Any) -> list[str]:
-    return [h.text for h in result]
 
 
 # -- words ----------------------------------------------------------------------------------

@@ -5,11 +5,9 @@ SQLite and PostgreSQL; the index's layout is SQLite's."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,19 +15,7 @@ from kairos.domain.ids import agent_stream_id, pair_stream_id
 from kairos.memory import Memory
 from kairos.ports import SearchScope
 from kairos.projections import terms
-
-
-@pytest.fixture
-def lexical(home: Path, db_url: str) -> Iterator[Memory]:
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "kairos.toml").write_text('[search]\nembeddings = "off"\n', encoding="utf-8")
-    m = Memory.init(str(home), db_url)
-    yield m
-    m.close()
-
-
-def texts(result: Any) -> list[str]:
-    return [h.text for h in result]
+from tests.conftest import home_with, texts
 
 
 # -- the tags and words, as functions ---------------------------------------------------------
@@ -197,9 +183,7 @@ def test_the_lines_kept_write_by_write_are_the_lines_a_rebuild_derives(
 
     from kairos.projections.readmodel import lines_table
 
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "kairos.toml").write_text('[search]\nembeddings = "off"\n', encoding="utf-8")
-    Memory.init(str(home), db_url).close()
+    home_with(home, db_url, 'embeddings = "off"').close()
     m = Memory(str(home), db_url, follow=False)
     rng = random.Random(12)
     written: list[str] = []
@@ -242,9 +226,7 @@ def test_the_scored_vectors_follow_writes_retractions_and_replaces(home: Path, d
     """The pair's vectors are held between searches and read again only when
     something was applied: a write, a retraction or a replace made between
     two searches is seen by the second."""
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "kairos.toml").write_text('[search]\nembeddings = "wordllama"\n', encoding="utf-8")
-    m = Memory.init(str(home), db_url)
+    m = home_with(home, db_url, 'embeddings = "wordllama"')
     try:
         m.write("ada", "MEMORY.md", "Sam drinks green tea every afternoon.", user="sam")
         m.flush()
@@ -276,9 +258,7 @@ def test_a_rebuild_by_another_process_is_not_served_from_stale_caches(
     while the read model does not change.  A rebuild elsewhere numbers the
     lines anew and ends at the same position: its new generation is what
     tells the server to read them again."""
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "kairos.toml").write_text('[search]\nembeddings = "wordllama"\n', encoding="utf-8")
-    server = Memory.init(str(home), db_url)
+    server = home_with(home, db_url, 'embeddings = "wordllama"')
     try:
         tea = server.write("ada", "MEMORY.md", "Sam drinks green tea every afternoon.", user="sam")
         server.write("ada", "MEMORY.md", "Sam prefers window seats on flights.", user="sam")

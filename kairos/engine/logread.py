@@ -114,21 +114,28 @@ def file_places(path: str, size: int | None = None) -> Iterator[tuple[int, int]]
 
 
 # -- the end of a file ----------------------------------------------------------------
-def tail_region(path: str, size: int) -> tuple[int, bytes]:
-    """(offset, bytes): the end of a file's first ``size`` bytes that holds
-    its last two entry headers (the whole file when it has fewer)."""
+def _end_regions(path: str, size: int) -> Iterator[tuple[int, bytes]]:
+    """(offset, bytes): ever larger ends of a file's first ``size`` bytes
+    (4 KB, then 16 times more each time), the last of them the whole."""
     chunk = END_CHUNK
     with open(path, "rb") as f:
         while True:
             start = max(0, size - chunk)
             f.seek(start)
-            data = f.read(size - start)
+            yield start, f.read(size - start)
             if start == 0:
-                return 0, data
-            last = data.rfind(b"\n## ")
-            if last > 0 and data.rfind(b"\n## ", 0, last) >= 0:
-                return start, data
+                return
             chunk *= 16
+
+
+def tail_region(path: str, size: int) -> tuple[int, bytes]:
+    """(offset, bytes): the end of a file's first ``size`` bytes that holds
+    its last two entry headers (the whole file when it has fewer)."""
+    for start, data in _end_regions(path, size):
+        last = data.rfind(b"\n## ")
+        if start == 0 or (last > 0 and data.rfind(b"\n## ", 0, last) >= 0):
+            return start, data
+    raise AssertionError("the last region is the whole file")
 
 
 def complete_prefix(path: str, day: str, size: int | None = None
@@ -191,19 +198,14 @@ def last_position(path: str, day: str, size: int | None = None) -> int | None:
     is not a whole entry (torn)."""
     if size is None:
         size = os.path.getsize(path)
-    chunk = END_CHUNK
-    with open(path, "rb") as f:
-        while True:
-            start = max(0, size - chunk)
-            f.seek(start)
-            data = f.read(size - start)
-            at = data.rfind(b"\n## ")
-            if at >= 0 and (start > 0 or at >= len(file_header(day)) - 1):
-                entry = parse_one(data[at + 1:])
-                return entry.position if entry is not None else None
-            if start == 0:  # no entry header at all
-                return 0 if data == file_header(day).encode() else None
-            chunk *= 16
+    for start, data in _end_regions(path, size):
+        at = data.rfind(b"\n## ")
+        if at >= 0 and (start > 0 or at >= len(file_header(day)) - 1):
+            entry = parse_one(data[at + 1:])
+            return entry.position if entry is not None else None
+        if start == 0:  # no entry header at all
+            return 0 if data == file_header(day).encode() else None
+    raise AssertionError("the last region is the whole file")
 
 
 def first_position(path: str, day: str) -> int | None:

@@ -58,9 +58,10 @@ def to_bytes(vector: Any) -> bytes:
 class Vectors:
     """The vector cache of one read model."""
 
-    def __init__(self, engine: Engine, queries: SearchQueries):
+    def __init__(self, engine: Engine, queries: SearchQueries, *, read_only: bool = False):
         self.engine = engine
         self.queries = queries
+        self.read_only = read_only  # vectors made are kept in memory only
         self._matrices: OrderedDict[tuple[SearchScope, str], _Matrix] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -80,8 +81,10 @@ class Vectors:
 
     def put(self, model: str, items: dict[str, Any]) -> None:
         """Store vectors (by digest); one another thread or process stored
-        meanwhile is left as it is (the same text gives the same vector)."""
-        if not items:
+        meanwhile is left as it is (the same text gives the same vector).
+        A read-only open stores nothing: a search there still embeds what
+        it lacks and keeps it in this process's matrices."""
+        if not items or self.read_only:
             return
         if self.engine.dialect.name == "sqlite":
             from sqlalchemy.dialects.sqlite import insert as upsert

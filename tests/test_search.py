@@ -273,6 +273,35 @@ def test_semantic_hits_below_the_similarity_floor_are_not_returned(
         m.close()
 
 
+def test_a_read_only_open_searches_by_meaning_and_stores_nothing(home: Path, db_url: str) -> None:
+    """An auditor's read-only open embeds what the cache lacks for itself:
+    the search works, by meaning too, and the home's vector cache is as it was."""
+    from sqlalchemy import func, select
+
+    from kairos.projections.readmodel import vectors_table
+
+    m = home_with(home, db_url, 'embeddings = "off"')  # written unembedded
+    try:
+        m.write("ada", "MEMORY.md", "Sam prefers window seats on flights.", user="sam")
+        m.write("ada", "MEMORY.md", "Sam drinks green tea every afternoon.", user="sam")
+    finally:
+        m.close()
+    (home / "kairos.toml").write_text('[search]\nembeddings = "wordllama"\n', encoding="utf-8")
+
+    def cached() -> int:
+        with Memory(str(home), db_url, read_only=True) as ro:
+            with ro.engine.readmodel.engine.connect() as conn:
+                return int(conn.scalar(select(func.count()).select_from(vectors_table)) or 0)
+
+    assert cached() == 0
+    with Memory(str(home), db_url, read_only=True) as ro:
+        found = ro.search("ada", "where to sit on a plane", user="sam")
+        assert found.mode == "hybrid" and found.note is None
+        assert texts(found)[:1] == ["Sam prefers window seats on flights."]
+        assert texts(ro.search("ada", "tea", user="sam")) == ["Sam drinks green tea every afternoon."]
+    assert cached() == 0
+
+
 # -- embeddings over HTTP ------------------------------------------------------------------------
 @pytest.fixture
 def server() -> Iterator[LLMServer]:

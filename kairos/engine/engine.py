@@ -122,7 +122,8 @@ class Engine:
         self.mirror = LogMirror(os.path.join(home, "logs"), key)
         self.files = Materializer(home, self.readmodel, file_lock)
         self.embedder = embedder
-        self.vectors = Vectors(self.readmodel.engine, SearchQueries(self.readmodel.engine))
+        self.vectors = Vectors(self.readmodel.engine, SearchQueries(self.readmodel.engine),
+                               read_only=read_only)
         self.follower = Follower(self._bring_up, self.files.flush,
                                  self._embed_later if embedder is not None else None
                                  ) if follow and not read_only else None

@@ -215,6 +215,12 @@ class SearchIndex(Protocol):
     """The search index of the read model, brought up to every acknowledged
     write before each query.  Every method selects within ``scope`` in SQL."""
 
+    def now(self) -> SearchIndex:
+        """This index brought up to every acknowledged write once, its
+        queries then asking no more: the several queries of one search pay
+        for one look at the store, not one each."""
+        ...
+
     def lexical(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]: ...
 
     def substring(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]: ...

@@ -184,7 +184,7 @@ class Vectors:
         with matrix.lock:
             # Nothing was applied since this scope was last scored, and no
             # rebuild made the tables again: its history and lines are as
-            # they were (no query for either).
+            # they were (no query for either, no vector to look up).
             seen = self._applied()
             if seen[1] != matrix.seen[1]:  # rebuilt: history rows may say otherwise now
                 matrix.reset()
@@ -193,41 +193,21 @@ class Vectors:
                 if news:
                     matrix.upto = max(d.position for d in news)
                 matrix.pending.extend(news)
-                matrix.lines = self.queries.lines(scope)
+                matrix.set_lines(self.queries.lines(scope))
                 matrix.seen = seen
-            lines = matrix.lines
-            wanted = [d for d in matrix.pending + lines if digest(d.text) not in matrix.known]
-            vectors = self.get(embedder.model, (digest(d.text) for d in wanted))
-            absent = [d for d in wanted if digest(d.text) not in vectors]
-            if absent and len(absent) <= EMBED_NOW:
-                try:
-                    vectors.update(self.embed_missing(embedder, [d.text for d in absent])[0])
-                except EmbedderUnavailable:
-                    pass
-            matrix.known.update(vectors)
-            still: list[Doc] = []
-            for d in matrix.pending:
-                v = matrix.known.get(digest(d.text))  # a line may have the same text
-                if v is None:
-                    still.append(d)
-                else:
-                    matrix.add(d.key, v)
-            matrix.pending = still
+            if matrix.missing:
+                self._complete(matrix, embedder)
             keys = list(matrix.keys)
             history = matrix.stacked() if keys else None
-            line_vectors = [(d.key, matrix.known[digest(d.text)]) for d in lines
-                            if digest(d.text) in matrix.known]
-            missing = len(still) + len(lines) - len(line_vectors)
-            matrix.known = {digest(d.text): v for d, (_, v) in zip(
-                [d for d in lines if digest(d.text) in matrix.known], line_vectors, strict=True)}
+            line_keys, line_array, missing = matrix.line_keys, matrix.line_array, matrix.missing
         query = np.asarray(vector, dtype=np.float32)
         # einsum, not ``@``: a matrix-vector product through a threaded BLAS
         # costs 4-8 times more on a busy 2-core machine (6-13 ms against
         # 1.3 ms for 10,000 x 256), its threads fighting the process's own.
         parts = [np.einsum("ij,j->i", history, query)] if history is not None else []
-        if line_vectors:
-            keys += [k for k, _ in line_vectors]
-            parts.append(np.einsum("ij,j->i", np.stack([v for _, v in line_vectors]), query))
+        if line_keys:
+            keys += line_keys
+            parts.append(np.einsum("ij,j->i", line_array, query))
         if not keys:
             return [], missing
         scores = np.concatenate(parts)  # the scores, not the matrix: no copy of 10 MB
@@ -243,6 +223,39 @@ class Vectors:
                 break
         return out[:depth], missing
 
+    def _complete(self, matrix: _Matrix, embedder: Embedder) -> None:
+        """Give a scope's matrix the vectors it lacks: from the cache, or
+        made now when there are few (:data:`EMBED_NOW`); history that has
+        one joins the matrix, and the lines are stacked again."""
+        import numpy as np
+
+        lines = matrix.lines
+        wanted = [(d, h) for d, h in [*((d, digest(d.text)) for d in matrix.pending),
+                                      *zip(lines, matrix.line_digests, strict=True)]
+                  if h not in matrix.known]
+        vectors = self.get(embedder.model, (h for _, h in wanted))
+        absent = [d for d, h in wanted if h not in vectors]
+        if absent and len(absent) <= EMBED_NOW:
+            try:
+                vectors.update(self.embed_missing(embedder, [d.text for d in absent])[0])
+            except EmbedderUnavailable:
+                pass
+        matrix.known.update(vectors)
+        still: list[Doc] = []
+        for d in matrix.pending:
+            v = matrix.known.get(digest(d.text))  # a line may have the same text
+            if v is None:
+                still.append(d)
+            else:
+                matrix.add(d.key, v)
+        matrix.pending = still
+        held = [(d.key, h) for d, h in zip(lines, matrix.line_digests, strict=True)
+                if h in matrix.known]
+        matrix.line_keys = [k for k, _ in held]
+        matrix.line_array = np.stack([matrix.known[h] for _, h in held]) if held else None
+        matrix.known = {h: matrix.known[h] for _, h in held}  # history's are in the matrix
+        matrix.missing = len(still) + len(lines) - len(held)
+
     def _applied(self) -> tuple[int, int]:
         with self.engine.connect() as conn:
             return applied(conn)
@@ -253,23 +266,27 @@ class _Matrix:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.upto = 0
-        self.seen = (-1, -1)  # the read model's position and generation when last read
-        self.lines: list[Doc] = []
-        self.known: dict[str, Any] = {}  # vectors of the lines, and of history not yet added
-        self.keys: list[int] = []
-        self.pending: list[Doc] = []
-        self._array: Any = None
+        self.reset()
 
     def reset(self) -> None:
         """Forget everything but the lock (the read model was rebuilt)."""
         self.upto = 0
-        self.seen = (-1, -1)
-        self.lines = []
-        self.known = {}
-        self.keys = []
-        self.pending = []
-        self._array = None
+        self.seen = (-1, -1)  # the read model's position and generation when last read
+        self.lines: list[Doc] = []
+        self.line_digests: list[str] = []
+        self.line_keys: list[int] = []  # the lines that have a vector, and the vectors
+        self.line_array: Any = None
+        self.known: dict[str, Any] = {}  # vectors of the lines, and of history not yet added
+        self.keys: list[int] = []
+        self.pending: list[Doc] = []
+        self.missing = 0  # documents without a vector (looked for again at each search)
+        self._array: Any = None
+
+    def set_lines(self, lines: list[Doc]) -> None:
+        """The scope's current lines changed: their vectors are looked up again."""
+        self.lines = lines
+        self.line_digests = [digest(d.text) for d in lines]
+        self.missing = len(lines) + len(self.pending)
 
     def add(self, key: int, vector: Any) -> None:
         """Append a row (the array grows by doubling, so a pair's matrix is

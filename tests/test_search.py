@@ -399,6 +399,9 @@ def test_the_floor_is_lower_when_the_words_found_something() -> None:
         def __init__(self, words_hit: bool) -> None:
             self.words_hit = words_hit
 
+        def now(self) -> Index:
+            return self
+
         def lexical(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
             return [doc(1, "Incident INC-2291: Priya owns the postmortem.", 3.0)] \
                 if self.words_hit else []

@@ -127,14 +127,15 @@ class Search:
             raise BadInput("the query has no words to look for")
         scope = SearchScope(agent, user, file, format_time(parse_when(since)) if since else None,
                             include_retracted)
-        rankings = [self.index.lexical(scope, words, DEPTH)]
+        index = self.index.now()  # one look at the store for the whole search
+        rankings = [index.lexical(scope, words, DEPTH)]
         if len(rankings[0]) < limit or CJK.search(query):
-            rankings.append(self.index.substring(scope, words, DEPTH))
+            rankings.append(index.substring(scope, words, DEPTH))
         mode, note = "lexical", None
         if self.embedder is not None:
             try:
                 vector = self.embedder.embed([query])[0]
-                found, missing = self.index.nearest(scope, self.embedder, vector, DEPTH)
+                found, missing = index.nearest(scope, self.embedder, vector, DEPTH)
                 # Words found something: the query is about what the pair
                 # holds, and a lower floor lets paraphrases of it in.
                 # (The words' own ranking: the companion's n-grams match
@@ -147,12 +148,13 @@ class Search:
                             "their words only")
             except EmbedderUnavailable as e:
                 note = f"semantic search unavailable, lexical results only: {e}"
-        docs = self._rank(scope, rankings, words)
+        docs = self._rank(index, scope, rankings, words)
         hits = [self._hit(d, score, words, include_retracted) for d, score in docs[:limit]]
         return SearchResult(query, hits, mode, note)
 
     # -- ranking ------------------------------------------------------------------------
-    def _rank(self, scope: SearchScope, rankings: Sequence[list[Doc]],
+    @staticmethod
+    def _rank(index: SearchIndex, scope: SearchScope, rankings: Sequence[list[Doc]],
               words: Sequence[str]) -> list[tuple[Doc, float]]:
         best: dict[str, Doc] = {}  # one document per text: a current line over history
         scores: dict[str, float] = {}
@@ -167,7 +169,7 @@ class Search:
                     seen.add(key)
                     scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
         if any(d.kind == "history" for d in best.values()):
-            current = {e for line in self.index.lines(SearchScope(scope.agent, scope.user))
+            current = {e for line in index.lines(SearchScope(scope.agent, scope.user))
                        for e in line.event_ids}
             for key, doc in best.items():
                 if (doc.kind == "history" and doc.file is not None and doc.type == "MemoryWritten"

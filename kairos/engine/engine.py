@@ -587,25 +587,52 @@ class FreshSearch:
 
     def __init__(self, engine: Engine):
         self._engine = engine
-        self._queries = SearchQueries(engine.readmodel.engine)
+        self._now = SearchNow(engine.vectors.queries, engine.vectors)  # one lines cache
+
+    def now(self) -> SearchNow:
+        self._engine.fresh()
+        return self._now
 
     def lexical(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
-        self._engine.fresh()
+        return self.now().lexical(scope, words, depth)
+
+    def substring(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
+        return self.now().substring(scope, words, depth)
+
+    def lines(self, scope: SearchScope) -> list[Doc]:
+        return self.now().lines(scope)
+
+    def docs(self, scope: SearchScope, keys: Iterable[int]) -> dict[int, Doc]:
+        return self.now().docs(scope, keys)
+
+    def nearest(self, scope: SearchScope, embedder: Embedder, vector: Any,
+                depth: int) -> tuple[list[Doc], int]:
+        return self.now().nearest(scope, embedder, vector, depth)
+
+
+class SearchNow:
+    """The search index as it stands, without first bringing it up: what
+    :meth:`FreshSearch.now` hands one search after bringing it up once."""
+
+    def __init__(self, queries: SearchQueries, vectors: Vectors):
+        self._queries = queries
+        self._vectors = vectors
+
+    def now(self) -> SearchNow:
+        return self
+
+    def lexical(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
         return self._queries.lexical(scope, words, depth)
 
     def substring(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
-        self._engine.fresh()
         return self._queries.substring(scope, words, depth)
 
     def lines(self, scope: SearchScope) -> list[Doc]:
-        self._engine.fresh()
         return self._queries.lines(scope)
 
     def docs(self, scope: SearchScope, keys: Iterable[int]) -> dict[int, Doc]:
-        self._engine.fresh()
         return self._queries.docs(scope, keys)
 
     def nearest(self, scope: SearchScope, embedder: Embedder, vector: Any,
                 depth: int) -> tuple[list[Doc], int]:
-        self._engine.fresh()
-        return self._engine.vectors.nearest(scope, embedder, vector, depth)
+        return self._vectors.nearest(scope, embedder, vector, depth)

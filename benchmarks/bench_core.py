@@ -1,20 +1,40 @@
-"""Core benchmarks: durable write throughput and full rebuild speed.
+"""Core benchmarks: durable write throughput and full rebuild speed, with
+every contender interleaved over rounds.
 
 Run by hand (not part of the test suite); the figures go in docs/benchmarks.md.
 
-    .venv/bin/python benchmarks/bench_core.py [--writes 2000] [--events 100000]
+    .venv/bin/python benchmarks/bench_core.py writes [--writes 2000] [--rounds 5] [--pg URL]
+    .venv/bin/python benchmarks/bench_core.py rebuild [--events 100000] [--days 30] [--rounds 3]
 
-Prints, from one run on this machine:
-  1. durable writes/s through Kairos: each write returns once its event is
-     committed and its log entry fsynced; the read model and the files
-     follow, and the clock stops when they have caught up;
-  2. writes/s of a bare eventsourcing application on the same SQLite backend
-     (same durable connection settings, one aggregate event per save);
-  3. raw sqlite3 inserts/s (WAL, synchronous=FULL, one commit per insert);
-  4. a full rebuild of all projections from N events (events/s) against
-     reading the notification log alone, in the same pages (500 events), raw
-     and decoded to events; and the database's share of a rebuild alone, the
-     bound no rebuild that re-indexes every event can pass.
+``writes``: each round runs every contender once, in turn (A, B, C, ... A, B,
+C, ...), each in a fresh directory, so that the machine's drift (other
+processes, the page cache, the disk) falls on all of them alike:
+
+* ``kairos``: ``Memory.write``; a write returns once its event is committed
+  (``synchronous=FULL``) and its log entry fsynced; the read model and the
+  files follow in the background, and the clock stops when they have
+  caught up with the last write (``flush``): all of the work is counted;
+* ``bare-mem``: a bare eventsourcing application on the same SQLite settings
+  that keeps its aggregates in memory (one ``save`` per write, no reload):
+  the strongest bare baseline;
+* ``bare-get``: the same application reloading the aggregate before each
+  write (``repository.get``: a copy and a fast-forward query), as a naive
+  one does;
+* ``two-fsyncs``: raw sqlite3, one insert per commit, plus a line appended
+  to a file and fsynced: the physical floor of Kairos's design (two durable
+  copies per write) on this disk, with no other work at all;
+* ``raw-sqlite``: raw sqlite3, one insert per commit.
+
+Writes/s per round (min / median / max over rounds) and each write's latency
+(p50 / p99, pooled over rounds; Kairos's is until ``write`` returns).
+
+``rebuild``: a home seeded with N events spread over D days (``--days 1`` puts
+them in one day file: the stress case), then per round, in turn: reading the
+notification log raw (the library's ``select_notifications``), reading and
+decoding it with the library's mapper, reading it with Kairos's msgspec
+decoding (``read_bulk``), the projection rebuild alone
+(``rebuild_projections``) and the whole ``kairos rebuild`` command (a fresh
+process: interpreter, imports, the log checks and repairs, and the rebuild).
 """
 
 from __future__ import annotations
@@ -22,10 +42,13 @@ from __future__ import annotations
 import argparse
 import os
 import sqlite3
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from eventsourcing.application import Application
@@ -36,10 +59,10 @@ from kairos.engine.postgres import env_from_url
 from kairos.engine.rebuild import RebuildReport, rebuild_projections
 from kairos.engine.store import PAGE
 from kairos.memory import Memory
-from kairos.projections.indexer import index_row
 
 DURABLE = {"PERSISTENCE_MODULE": "kairos.engine.sqlite:DurableSQLiteFactory",
            "SQLITE_LOCK_TIMEOUT": "30"}
+Run = tuple[float, list[float]]  # writes/s, each write's latency (ms)
 
 
 class Note(Aggregate):
@@ -56,65 +79,147 @@ class Bare(Application):
     pass
 
 
-def bench_kairos(tmp: Path, n: int, pairs: int, url: str | None = None) -> float:
-    """Each write returns once its event is committed and its log entry fsynced;
-    the read model and the files follow in the background.  The clock stops
-    only when they have caught up with the last write (``flush``), so the
-    figure counts all of the work, not just the part on the write path."""
-    with Memory.init(str(tmp / f"kairos-home-{'pg' if url else 'sqlite'}"), url) as mem:
+def text(i: int) -> str:
+    return f"fact number {i} about the user"
+
+
+def kairos(tmp: Path, n: int, pairs: int, url: str | None) -> Run:
+    """See the module's docstring."""
+    lat = []
+    with Memory.init(str(tmp / "kairos-home"), url) as mem:
         for p in range(pairs):  # open the streams first, as a running system has them
             mem.write("agent", "MEMORY.md", "warm-up", user=f"u{p}")
         mem.flush()
         start = time.perf_counter()
         for i in range(n):
-            mem.write("agent", "MEMORY.md", f"fact number {i} about the user",
-                      user=f"u{i % pairs}", mode="replace")
+            t = time.perf_counter()
+            mem.write("agent", "MEMORY.md", text(i), user=f"u{i % pairs}", mode="replace")
+            lat.append((time.perf_counter() - t) * 1000)
         mem.flush()
-        return n / (time.perf_counter() - start)
+        return n / (time.perf_counter() - start), lat
 
 
-def bench_bare(tmp: Path, n: int, pairs: int, url: str | None = None) -> float:
+def bare(tmp: Path, n: int, pairs: int, url: str | None, *, reload: bool) -> Run:
     backend = ({**env_from_url(url), "PERSISTENCE_MODULE": "eventsourcing.postgres"} if url
                else {**DURABLE, "SQLITE_DBNAME": str(tmp / "bare.db")})
     app = Bare(env={**backend, "AGGREGATE_CACHE_MAXSIZE": "1000"})
-    ids = []
+    notes = []
     for p in range(pairs):
         note = Note(f"u{p}")
         app.save(note)
-        ids.append(note.id)
+        notes.append(note)
+    lat = []
     start = time.perf_counter()
     for i in range(n):
-        note = app.repository.get(ids[i % pairs])
-        note.write(f"fact number {i} about the user")
+        t = time.perf_counter()
+        note = app.repository.get(notes[i % pairs].id) if reload else notes[i % pairs]
+        note.write(text(i))
         app.save(note)
+        lat.append((time.perf_counter() - t) * 1000)
     rate = n / (time.perf_counter() - start)
     app.close()
-    return rate
+    return rate, lat
 
 
-def bench_sqlite(tmp: Path, n: int) -> float:
+def raw(tmp: Path, n: int, *, log: bool) -> Run:
     conn = sqlite3.connect(tmp / "raw.db", isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)")
-    body = b'{"text":"fact number about the user"}' * 4
+    fd = os.open(tmp / "raw.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    lat = []
     start = time.perf_counter()
-    for _ in range(n):
+    for i in range(n):
+        t = time.perf_counter()
+        body = b'{"text":"%s"}' % text(i).encode()
         conn.execute("BEGIN")
         conn.execute("INSERT INTO t (body) VALUES (?)", (body,))
         conn.execute("COMMIT")
+        if log:
+            os.write(fd, b"- " + body + b"\n")
+            os.fsync(fd)
+        lat.append((time.perf_counter() - t) * 1000)
     rate = n / (time.perf_counter() - start)
+    os.close(fd)
     conn.close()
-    return rate
+    return rate, lat
 
 
-def seed(home: Path, events: int, per_stream: int = 100) -> Memory:
-    """Put ``events`` events in a new home quickly: whole streams per save,
-    then one catch-up that writes the logs, and the read side brought up."""
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * p))]
+
+
+def interleave(contenders: dict[str, Callable[[Path], Run]], rounds: int
+               ) -> dict[str, list[Run]]:
+    out: dict[str, list[Run]] = {name: [] for name in contenders}
+    for r in range(rounds):
+        for name, run in contenders.items():
+            with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as d:
+                out[name].append(run(Path(d)))
+            print(f"  round {r + 1} {name:11} {out[name][-1][0]:8.0f} writes/s", flush=True)
+    return out
+
+
+def report(title: str, runs: dict[str, list[Run]], base: str) -> None:
+    print(f"\n{title}\n| contender | writes/s min | median | max | latency p50 ms | p99 ms "
+          f"| median / {base} |\n|---|---:|---:|---:|---:|---:|---:|")
+    base_median = statistics.median(r for r, _ in runs[base])
+    for name, rs in runs.items():
+        rates = [r for r, _ in rs]
+        lat = [x for _, ls in rs for x in ls]
+        print(f"| {name} | {min(rates):,.0f} | {statistics.median(rates):,.0f} | "
+              f"{max(rates):,.0f} | {pct(lat, 0.5):.3f} | {pct(lat, 0.99):.3f} | "
+              f"{statistics.median(rates) / base_median:.0%} |")
+    k = [a[0] / b[0] for a, b in zip(runs["kairos"], runs[base], strict=True)]
+    print(f"kairos / {base}, round by round: min {min(k):.0%}, median "
+          f"{statistics.median(k):.0%}, max {max(k):.0%}")
+
+
+def writes(args: argparse.Namespace) -> None:
+    n, pairs = args.writes, args.pairs
+    contenders: dict[str, Callable[[Path], Run]] = {
+        "kairos": lambda d: kairos(d, n, pairs, None),
+        "bare-mem": lambda d: bare(d, n, pairs, None, reload=False),
+        "bare-get": lambda d: bare(d, n, pairs, None, reload=True),
+        "two-fsyncs": lambda d: raw(d, n, log=True),
+        "raw-sqlite": lambda d: raw(d, n, log=False),
+    }
+    report(f"SQLite, {n} writes over {pairs} pairs, {args.rounds} rounds",
+           interleave(contenders, args.rounds), "bare-mem")
+    if args.pg:
+        pg: dict[str, Callable[[Path], Run]] = {
+            "kairos": lambda d: kairos(d, n, pairs, fresh_pg(args.pg, "k")),
+            "bare-mem": lambda d: bare(d, n, pairs, fresh_pg(args.pg, "m"), reload=False),
+            "bare-get": lambda d: bare(d, n, pairs, fresh_pg(args.pg, "g"), reload=True),
+        }
+        report(f"PostgreSQL, {n} writes over {pairs} pairs, {args.rounds} rounds",
+               interleave(pg, args.rounds), "bare-mem")
+
+
+def fresh_pg(url: str, tag: str) -> str:
+    """An empty database beside ``url``'s (dropped and made again)."""
+    import psycopg
+
+    base, _, name = url.rpartition("/")
+    db = f"{name}_{tag}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {db}")
+    return f"{base}/{db}"
+
+
+# -- rebuild ---------------------------------------------------------------------------------
+def seed(home: Path, events: int, days: int = 1, per_stream: int = 100) -> Memory:
+    """Put ``events`` events in a new home quickly: whole streams per save
+    (stream ``s`` on day ``s % days``), then one catch-up that writes the
+    logs, and the read side brought up."""
     mem = Memory.init(str(home))
-    now = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+    first = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
     store = mem.engine.store
-    for s in range(events // per_stream):
+    streams = events // per_stream
+    for s in range(streams):
+        now = first + timedelta(days=s * days // streams)
         stream = MemoryStream.open("agent", f"u{s}", now)
         for i in range(per_stream - 1):
             stream.write("MEMORY.md", f"fact {i} of user {s}: likes item {i * 7 % 13}",
@@ -125,80 +230,74 @@ def seed(home: Path, events: int, per_stream: int = 100) -> Memory:
     return mem
 
 
-def bench_rebuild(tmp: Path, events: int) -> tuple[float, float, float, float]:
-    mem = seed(tmp / "rebuild-home", events)
-    store = mem.engine.store
-    start = time.perf_counter()
-    after, raw = 0, 0
-    while True:
-        rows = store.app.recorder.select_notifications(start=after, limit=PAGE,
-                                                       inclusive_of_start=False)
-        raw += len(rows)
-        if len(rows) < PAGE:
-            break
-        after = rows[-1].id
-    raw_rate = raw / (time.perf_counter() - start)
-    start = time.perf_counter()
-    decoded = sum(1 for _ in store.read())
-    read_rate = decoded / (time.perf_counter() - start)
-    db_rate = database_work(mem)
-    start = time.perf_counter()
-    report = RebuildReport()
-    rebuild_projections(mem.engine, report)
-    rebuild_rate = report.events / (time.perf_counter() - start)
-    mem.close()
-    return raw_rate, read_rate, rebuild_rate, db_rate
+def one_round(home: Path, events: int, rates: dict[str, list[float]]) -> None:
+    """Each way of reading or rebuilding the home once, in turn."""
+
+    def timed(name: str, count: Callable[[], int]) -> None:
+        t = time.perf_counter()
+        n = count()
+        rates.setdefault(name, []).append(n / (time.perf_counter() - t))
+
+    with Memory(str(home)) as mem:
+        store = mem.engine.store
+        timed("read notifications (library, raw rows)",
+              lambda: sum(len(rows) for rows in store.pages(0, None, PAGE)))
+        timed("read + decode (library's mapper)", lambda: sum(1 for _ in store.read()))
+        timed("read + decode (msgspec, read_bulk)", lambda: sum(1 for _ in store.read_bulk()))
+
+        def projections() -> int:
+            report = RebuildReport()
+            rebuild_projections(mem.engine, report)
+            return report.events
+
+        timed("rebuild_projections", projections)
+
+    def command() -> int:
+        subprocess.run([str(Path(sys.executable).parent / "kairos"), "--home", str(home),
+                        "rebuild", "--json"], check=True, capture_output=True)
+        return events
+
+    timed("kairos rebuild (the command)", command)
 
 
-def database_work(mem: Memory) -> float:
-    """events/s of the database's share of a rebuild alone: empty the read
-    model, insert the (precomputed) index rows, build the indexes.  A bound:
-    no rebuild that re-indexes every event can go faster."""
-    engine = mem.engine
-    where = engine.mirror.locate()
-    rows = [index_row(r, where) for r in engine.store.read_bulk()]
-    with engine.read_side_held() as readmodel:
-        start = time.perf_counter()
-        readmodel.reset()
-        with readmodel.transaction() as writer:
-            writer.load_index(rows)
-        readmodel.create_indexes()
-        return len(rows) / (time.perf_counter() - start)
+def rebuild(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as d:
+        home = Path(d) / "home"
+        t = time.perf_counter()
+        seed(home, args.events, args.days).close()
+        print(f"seeded {args.events} events over {args.days} day(s) in "
+              f"{time.perf_counter() - t:.0f} s", flush=True)
+        rates: dict[str, list[float]] = {}
+        for r in range(args.rounds):
+            one_round(home, args.events, rates)
+            print(f"  round {r + 1} done", flush=True)
+        print(f"\n{args.events} events over {args.days} day(s), {args.rounds} rounds\n"
+              "| what | events/s min | median | max |\n|---|---:|---:|---:|")
+        for name, xs in rates.items():
+            print(f"| {name} | {min(xs):,.0f} | {statistics.median(xs):,.0f} | {max(xs):,.0f} |")
+        med = {name: statistics.median(xs) for name, xs in rates.items()}
+        for base in ("read + decode (library's mapper)", "read + decode (msgspec, read_bulk)",
+                     "read notifications (library, raw rows)"):
+            print(f"rebuild_projections / {base}: {med['rebuild_projections'] / med[base]:.0%}; "
+                  f"the command: {med['kairos rebuild (the command)'] / med[base]:.0%}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--writes", type=int, default=2000)
-    parser.add_argument("--pairs", type=int, default=50)
-    parser.add_argument("--events", type=int, default=100_000)
-    parser.add_argument("--pg", metavar="URL",
-                        help="also compare writes on PostgreSQL (two empty databases: URL "
-                             "for Kairos, URL + '_bare' for the bare application)")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    w = sub.add_parser("writes")
+    w.add_argument("--writes", type=int, default=2000)
+    w.add_argument("--pairs", type=int, default=50)
+    w.add_argument("--rounds", type=int, default=5)
+    w.add_argument("--pg", metavar="URL", help="also PostgreSQL (databases made beside URL's)")
+    r = sub.add_parser("rebuild")
+    r.add_argument("--events", type=int, default=100_000)
+    r.add_argument("--days", type=int, default=30)
+    r.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as d:
-        tmp = Path(d)
-        print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, tmp on {tmp}")
-        k = bench_kairos(tmp, args.writes, args.pairs)
-        b = bench_bare(tmp, args.writes, args.pairs)
-        r = bench_sqlite(tmp, args.writes)
-        print(f"durable writes/s  kairos {k:8.0f}   bare eventsourcing {b:8.0f}   "
-              f"raw sqlite3 {r:8.0f}")
-        print(f"ratios            kairos/bare {k / b:6.0%}   kairos/raw {k / r:6.0%}   "
-              f"bare/raw {b / r:6.0%}")
-        if args.pg:
-            kp = bench_kairos(tmp, args.writes, args.pairs, args.pg)
-            bp = bench_bare(tmp, args.writes, args.pairs, args.pg + "_bare")
-            print(f"postgresql writes/s kairos {kp:8.0f}   bare eventsourcing {bp:8.0f}   "
-                  f"kairos/bare {kp / bp:6.0%}")
-        raw, read, rebuild, db = bench_rebuild(tmp, args.events)
-        print(f"{args.events} events  read notifications {raw:9.0f}/s   read+decode "
-              f"{read:9.0f}/s   rebuild projections {rebuild:9.0f}/s")
-        print(f"ratios            rebuild/read+decode {rebuild / read:6.0%}   "
-              f"rebuild/raw read {rebuild / raw:6.0%}")
-        bound = 1 / (1 / raw + 1 / db)
-        print(f"bound             the database's share alone (empty, insert index rows, "
-              f"build indexes) {db:9.0f}/s: a rebuild that also reads is at most "
-              f"{bound:9.0f}/s = {bound / raw:.0%} of the raw read")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
+    writes(args) if args.what == "writes" else rebuild(args)
 
 
 if __name__ == "__main__":

@@ -90,7 +90,14 @@ def index_text(text: str | None, stream_id: str) -> str | None:
     and a rebuild's bulk fill call)."""
     if text is None:
         return None
-    t = tag(stream_id)
+    return _tagged(text, tag(stream_id))
+
+
+@lru_cache(maxsize=128)
+def _tagged(text: str, t: str) -> str:
+    """A text's words, tagged; kept for a while, because an append indexes
+    the same text twice in one batch (the write's history entry, then the
+    line it put in its file)."""
     words = tokens(text)
     return t + (" " + t).join(words) if words else ""
 

@@ -102,7 +102,7 @@ def read_now(home: str | None, db: str | None, agent: str, user: str | None,
     try:
         tail = log_tail(os.path.join(path, "logs"))
         row = _current_row(url[len("sqlite:///"):], tail, agent, user, spec.name)
-    except (OSError, sqlite3.Error, KairosError):
+    except (OSError, ValueError, sqlite3.Error, KairosError):  # in doubt: the full path
         return None
     if row is None:
         return None

@@ -232,3 +232,13 @@ def test_an_entry_the_quick_read_accepts_the_log_parser_accepts_too() -> None:
             assert quickread.parse_entry(entry) is not None
             checked += 1
     assert checked > 50
+
+
+def test_every_read_sees_the_write_acknowledged_just_before_it(
+        kairos: Kairos, mem: Memory) -> None:
+    """No flush between a write and the read after it: the follower may not
+    have applied it yet, and then the quick read must step aside."""
+    for i in range(15):
+        mem.write("ada", "MEMORY.md", f"fact {i}", user="sam")
+        out = kairos("read", *READS[4])
+        assert out.exit_code == 0 and out.stdout.endswith(f"fact {i}\n"), out.stdout

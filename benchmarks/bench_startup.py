@@ -13,8 +13,13 @@ medians to ``python -c "import click"`` (the floor of any click program).
 ``pip install --no-deps --target DIR <its source>`` (run with
 ``PYTHONPATH=DIR``, through its own ``DIR/bin/kairos``), in the same rounds.
 
-``read`` reads one file of a small SQLite home (made in a temporary folder);
-the last line imports the two libraries any command that opens a home needs
+``read`` reads one file of a small SQLite home (made in a temporary folder):
+a plain current read, which the quick read answers with ``sqlite3`` alone
+(:mod:`kairos.engine.quickread`); ``read, sample home`` the same on a copy
+of the sample home (three weeks of day files, whose ends the quick read
+checks against the store); ``read --stream-version`` a read of the same
+file that takes the full path (the read-only open of the store and the
+read model).  The last line imports the two libraries the full path needs
 (the read model is SQLAlchemy, the event store eventsourcing): its floor.
 The commands run with bytecode caching on (``PYTHONDONTWRITEBYTECODE``
 removed from their environment), as an installed package runs: with it set,
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -39,7 +45,8 @@ def kairos_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "kairos.cli"]
 
 
-def contenders(home: str, before: str | None) -> dict[str, tuple[list[str], dict[str, str]]]:
+def contenders(home: str, sample: str, before: str | None
+               ) -> dict[str, tuple[list[str], dict[str, str]]]:
     k = kairos_command()
     read = ["--home", home, "read", "-a", "ada", "-u", "sam", "-f", "MEMORY.md"]
     plain = {
@@ -48,6 +55,8 @@ def contenders(home: str, before: str | None) -> dict[str, tuple[list[str], dict
         "kairos --version": [*k, "--version"],
         "kairos --help": [*k, "--help"],
         "kairos read": [*k, *read],
+        "kairos read, sample home": [*k, "--home", sample, *read[2:]],
+        "kairos read --stream-version 2 (full path)": [*k, *read, "--stream-version", "2"],
         # The floor of any command that opens a home: the store's libraries.
         "python -c \"import sqlalchemy, eventsourcing.sqlite\"":
             [sys.executable, "-c", "import sqlalchemy, eventsourcing.sqlite"],
@@ -81,7 +90,13 @@ def main() -> None:
         subprocess.run([*k, "--home", home, "init"], check=True, stdout=subprocess.DEVNULL)
         subprocess.run([*k, "--home", home, "write", "-a", "ada", "-u", "sam", "-f", "MEMORY.md",
                         "Sam prefers tea"], check=True, stdout=subprocess.DEVNULL)
-        runs = contenders(home, args.before)
+        sample = os.path.join(tmp, "sample")
+        shutil.copytree(Path(__file__).resolve().parent.parent / "logs",
+                        os.path.join(sample, "logs"))
+        subprocess.run([*k, "--home", sample, "rebuild", "--from-logs"], check=True,
+                       stdout=subprocess.DEVNULL)
+        runs = contenders(home, sample, args.before)
+        load = os.getloadavg()[0]
         for cmd, env in runs.values():  # warm the file cache and the bytecode
             timed(cmd, env)
         times: dict[str, list[float]] = {name: [] for name in runs}
@@ -90,7 +105,7 @@ def main() -> None:
                 times[name].append(timed(cmd, env))
     floor = statistics.median(times['python -c "import click"'])
     print(f"{args.rounds} interleaved rounds, {os.cpu_count()} CPUs, load average "
-          f"{os.getloadavg()[0]:.2f} at the end\n")
+          f"{load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end\n")
     print("| command | min ms | median ms | max ms | median / import click |")
     print("|---|---:|---:|---:|---:|")
     for name, ts in times.items():

@@ -110,8 +110,19 @@ def read(ctx: click.Context, agent: str, user: str | None, file: str, as_of: str
         kairos read --agent ada --user sam --file MEMORY.md
         kairos read --agent ada --user sam --file MEMORY.md --as-of 2026-11-02T12:00:00Z
     """
-    render.read(memory(ctx, read_only=True).read(agent, file, user=user, as_of=as_of, version=version,
-                                 stream_version=stream_version), as_json)
+    result = None
+    if as_of is None and version is None and stream_version is None:
+        # A file now, on an SQLite home: answered without loading the event
+        # store when the answer is sure to be the full path's (else None).
+        from kairos.engine.quickread import read_now
+
+        obj = ctx.find_object(dict)
+        assert obj is not None
+        result = read_now(obj["home"], obj["db"], agent, user, file)
+    if result is None:
+        result = memory(ctx, read_only=True).read(agent, file, user=user, as_of=as_of,
+                                                  version=version, stream_version=stream_version)
+    render.read(result, as_json)
 
 
 @click.command()

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from kairos import clock
 from kairos.domain.events import MODES, AlreadyWritten, MemoryStream, payload_of
-from kairos.domain.files import FileSpec, check_scope, file_spec
+from kairos.domain.files import FileSpec, check_scope, checked_scope, file_spec
 from kairos.domain.fold import Segments, apply_to_file, fold, render, size, touched
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
@@ -192,12 +192,7 @@ class Memory:
 
     @staticmethod
     def _scope(agent: str, user: str | None, file: str | None) -> FileSpec:
-        check_id(agent, "agent")
-        if user is not None:
-            check_id(user, "user")
-        spec = file_spec(file)
-        check_scope(spec, user)
-        return spec
+        return checked_scope(agent, user, file)
 
     @staticmethod
     def _actor(actor: str, session: str | None) -> None:

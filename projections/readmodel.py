@@ -262,7 +262,7 @@ def create_read_engine(url: str, *, where: str | None = None,
     connection raises becomes a :class:`~kairos.errors.StorageFailed` naming
     it (full, read-only, no permission, unreachable).  ``read_only_uri``: an
     SQLite URI to open instead, read-only (see
-    :func:`kairos.engine.sqlite.read_only_uri`).  On PostgreSQL a pooled
+    :func:`kairos.engine.sqlitefiles.read_only_uri`).  On PostgreSQL a pooled
     connection is pinged before use (``pool_pre_ping``): one the server
     dropped (a restart) is replaced instead of failing the next statement.
     """

@@ -63,3 +63,21 @@ def test_the_lazy_group_names_every_command_of_its_modules() -> None:
                 assert COMMANDS.get(str(cmd.name)) == module_name, cmd.name
     ctx = click.Context(cli)
     assert all(cli.get_command(ctx, name) is not None for name in cli.list_commands(ctx))
+
+
+def test_a_read_on_a_caught_up_sqlite_home_loads_no_store_library(tmp_path: object) -> None:
+    """``kairos read`` of a file now answers from the read model with sqlite3
+    (kairos.engine.quickread); its output is checked against the full path's
+    in tests/test_quickread.py."""
+    from kairos.memory import Memory
+
+    home = str(tmp_path)
+    with Memory.init(home) as m:
+        m.write("ada", "MEMORY.md", "Sam likes tea", user="sam")
+    code = (f"sys.argv = ['kairos', '--home', {home!r}, 'read', '-a', 'ada', '-u', 'sam', "
+            "'-f', 'MEMORY.md', '--json']; from kairos.cli.main import main; main()")
+    assert [m for m in loaded_after(code) if m != "kairos.engine"
+            and not m.startswith(("kairos.engine.quickread", "kairos.engine.sqlitefiles"))] == []
+    out = subprocess.run([sys.executable, "-c", f"import sys\n{code}"], capture_output=True,
+                         text=True, timeout=60)
+    assert json.loads(out.stdout)["content"] == "Sam likes tea\n"

@@ -40,7 +40,7 @@ from eventsourcing.utils import register_topic
 from kairos.domain.fold import Files, Segments, apply_to_file, size_after_write
 from kairos.domain.hashing import GENESIS, chain_hash
 from kairos.domain.ids import agent_stream_id, event_id, pair_stream_id
-from kairos.domain.kinds import EventType
+from kairos.domain.kinds import BASE_FIELDS, EventType
 from kairos.errors import BadInput, KairosError, NotFound
 
 # The home's own stream (checkpoints).  Ids cannot start with "_", so no
@@ -48,11 +48,6 @@ from kairos.errors import BadInput, KairosError, NotFound
 SYSTEM_AGENT = "_system"
 MODES = ("append", "replace")
 
-# Fields every event has; the rest of an event's fields are its payload.
-BASE_FIELDS = frozenset(
-    {"originator_id", "originator_version", "timestamp", "originator_topic",
-     "event_id", "prev", "hash"}
-)
 
 
 class ProposedFile(TypedDict):

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from kairos.domain.ids import check_id
 from kairos.errors import BadInput
 
 Scope = Literal["agent", "pair"]
@@ -76,3 +77,18 @@ def check_scope(spec: FileSpec, user: str | None) -> None:
         raise BadInput(f"{spec.name} belongs to the agent: do not give a user")
     if spec.scope == "pair" and user is None:
         raise BadInput(f"{spec.name} belongs to an agent+user pair: give a user")
+
+
+def checked_scope(agent: str, user: str | None, file: str | None) -> FileSpec:
+    """The spec of ``file`` once the ids and the scope are checked: what every
+    read or write of one file checks first, so that no caller can reach
+    another pair's file (or build a path from a bad id).
+
+    :raises BadInput: a bad agent or user id, an unknown file, or the wrong scope.
+    """
+    check_id(agent, "agent")
+    if user is not None:
+        check_id(user, "user")
+    spec = file_spec(file)
+    check_scope(spec, user)
+    return spec

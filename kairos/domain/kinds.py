@@ -10,6 +10,15 @@ from enum import StrEnum
 # loading the event store's library.
 ACTORS = ("agent", "user", "system", "import")
 
+# Fields every event has; the rest of an event's fields are its payload.
+# Here, not with the event classes, so that a reader of stored events and
+# log entries (kairos.engine.quickread) can tell them apart without the
+# event store's library.
+BASE_FIELDS = frozenset(
+    {"originator_id", "originator_version", "timestamp", "originator_topic",
+     "event_id", "prev", "hash"}
+)
+
 
 class EventType(StrEnum):
     """The kinds of event, valued by the type name that hashes, log entries

@@ -52,7 +52,7 @@ from kairos.domain.sealing import FOLDER, checkpoint_file, checkpoint_text
 from kairos.engine.follower import Follower
 from kairos.engine.locks import dream_lock, file_lock, writer_lock
 from kairos.engine.logmirror import LogMirror, Repair, past_the_end
-from kairos.engine.sqlite import read_only_uri, wal_is_empty
+from kairos.engine.sqlitefiles import read_only_uri, wal_is_empty
 from kairos.engine.store import Conflict, Store
 from kairos.errors import (
     BadInput,
@@ -154,7 +154,7 @@ class Engine:
     def _open_store(url: str, read_only: bool) -> tuple[Store, bool]:
         """The store; read-only on SQLite, ``mode=ro`` first, then — when that
         failed for want of a ``-shm`` it could not create (a full disk) —
-        ``immutable=1`` (see :func:`kairos.engine.sqlite.read_only_uri`)."""
+        ``immutable=1`` (see :func:`kairos.engine.sqlitefiles.read_only_uri`)."""
         try:
             return Store(url, read_only=read_only), False
         except StorageFailed:

@@ -9,8 +9,6 @@ instead of silently losing writes.
 
 from __future__ import annotations
 
-import os
-import urllib.parse
 from collections.abc import Iterable, Iterator
 from typing import Any, cast
 from uuid import UUID
@@ -23,7 +21,7 @@ from eventsourcing.sqlite import (
     SQLiteFactory,
 )
 
-from kairos.errors import StorageReadOnly, StoreUnavailable
+from kairos.errors import StoreUnavailable
 
 SYNCHRONOUS_FULL = 2
 
@@ -90,7 +88,8 @@ class ReadOnlyConnectionPool(SQLiteConnectionPool):
 
 class ReadOnlySQLiteFactory(SQLiteFactory):
     """The library's SQLite factory for a read-only open: the URI says
-    ``mode=ro`` or ``immutable=1`` (:func:`read_only_uri`), the settings
+    ``mode=ro`` or ``immutable=1``
+    (:func:`kairos.engine.sqlitefiles.read_only_uri`), the settings
     ``CREATE_TABLE=n``."""
 
     def __init__(self, env: Any):
@@ -99,54 +98,6 @@ class ReadOnlySQLiteFactory(SQLiteFactory):
         self.datastore.pool = ReadOnlyConnectionPool(db_name=old.db_name,
                                                      lock_timeout=old.lock_timeout)
         old.close()
-
-
-# A WAL index (-shm) grows in 32 KiB regions: a shorter one is not in use
-# (what a read-only open that could not extend it leaves on a full disk).
-SHM_REGION = 32768
-
-
-def wal_is_empty(path: str) -> bool:
-    """No write-ahead log with content beside the database, and no WAL index
-    in use: the whole database is in its main file."""
-    def size(p: str) -> int:
-        return os.path.getsize(p) if os.path.exists(p) else 0
-    return size(path + "-wal") == 0 and size(path + "-shm") < SHM_REGION
-
-
-def read_only_uri(path: str, *, immutable: bool = False) -> str:
-    """An SQLite URI that opens the store at ``path`` without writing anything.
-
-    A WAL database opened read-only needs its ``-shm`` file (the WAL index),
-    or the right to create it.  So:
-
-    * ``mode=ro`` when this process may write the directory or the ``-shm``
-      exists: a home being written meanwhile is read consistently (the usual
-      case, and ``verify`` under load);
-    * ``immutable=1`` when it may not and there is no ``-shm`` (a copy for an
-      auditor, a read-only mount): the whole database is in the main file,
-      since no writer has it open (a writer would have made a ``-shm``);
-    * neither, when a non-empty ``-wal`` is there without a ``-shm`` in a
-      directory this process cannot write: its last writes are in the WAL
-      and cannot be read without a WAL index, so refuse, saying why.
-
-    ``immutable``: the second try of a caller whose ``mode=ro`` open failed
-    while there was no usable ``-shm`` (it could not be made: a full disk) —
-    see :func:`wal_is_empty`.
-
-    :raises StorageReadOnly: in that last case.
-    """
-    directory = os.path.dirname(path) or "."
-    wal, shm = path + "-wal", path + "-shm"
-    quoted = urllib.parse.quote(path)
-    if not immutable and (os.access(directory, os.W_OK) or os.path.exists(shm)):
-        return f"file:{quoted}?mode=ro"
-    if os.path.exists(wal) and os.path.getsize(wal) > 0:
-        raise StorageReadOnly(
-            f"cannot read {path} read-only: its last writes are in {wal}, which needs {shm} "
-            "(absent) to be read, and the directory is not writable: copy the home with its "
-            "-wal and -shm files, or open it once with write access")
-    return f"file:{quoted}?immutable=1"
 
 
 def stored_rows(recorder: SQLiteApplicationRecorder, after: int, limit: int

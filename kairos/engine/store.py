@@ -135,7 +135,7 @@ def store_env(url: str, *, read_only: bool = False, immutable: bool = False) -> 
     if url.startswith("sqlite:///"):
         path = url[len("sqlite:///"):]
         if read_only:
-            from kairos.engine.sqlite import read_only_uri
+            from kairos.engine.sqlitefiles import read_only_uri
 
             return {**common, "PERSISTENCE_MODULE": "kairos.engine.sqlite:ReadOnlySQLiteFactory",
                     "SQLITE_DBNAME": read_only_uri(path, immutable=immutable),
@@ -178,7 +178,7 @@ class Store:
 
     :param read_only: open an SQLite store read-only (no table creation, no
         journal-mode change, ``mode=ro`` or ``immutable=1``: see
-        :func:`kairos.engine.sqlite.read_only_uri`).
+        :func:`kairos.engine.sqlitefiles.read_only_uri`).
     """
 
     def __init__(self, url: str, *, read_only: bool = False, immutable: bool = False):

@@ -171,10 +171,11 @@ def make_embedder(settings: SearchSettings) -> Embedder | None:
     if name == "off":
         return None
     if name == "auto":
-        try:
-            import numpy  # noqa: F401
-            import wordllama  # noqa: F401
-        except ImportError:
+        # Installed, not imported: a command that never searches (a read,
+        # an audit) should not pay for loading numpy and the model's code.
+        from importlib.util import find_spec
+
+        if find_spec("numpy") is None or find_spec("wordllama") is None:
             return None
         name = WORDLLAMA
     inner: Embedder = (WordLlamaEmbedder() if name == WORDLLAMA

@@ -81,3 +81,22 @@ def test_a_read_on_a_caught_up_sqlite_home_loads_no_store_library(tmp_path: obje
     out = subprocess.run([sys.executable, "-c", f"import sys\n{code}"], capture_output=True,
                          text=True, timeout=60)
     assert json.loads(out.stdout)["content"] == "Sam likes tea\n"
+
+
+def test_a_command_that_never_searches_loads_no_embedding_model(tmp_path: object) -> None:
+    """With ``embeddings = "auto"`` (the default) the embedder is chosen by
+    what is installed, not by importing it: ``kairos history`` loads neither
+    numpy nor wordllama."""
+    from kairos.memory import Memory
+
+    home = str(tmp_path)
+    with Memory.init(home) as m:
+        m.write("ada", "MEMORY.md", "Sam likes tea", user="sam")
+    probe = ("import sys\n"
+             f"sys.argv = ['kairos', '--home', {home!r}, 'history', '-a', 'ada', '-u', 'sam']\n"
+             "try:\n    from kairos.cli.main import main; main()\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'wordllama')),"
+             " file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert "Sam likes tea" in out.stdout
+    assert out.stderr.strip().splitlines()[-1] == "[]"

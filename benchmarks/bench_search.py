@@ -124,7 +124,7 @@ def upkeep(tmp: Path, writes: int, rounds: int) -> tuple[dict[str, list[float]],
     follower, which competes with the next writes)."""
     out: dict[str, list[float]] = {"on": [], "off": []}
     lat: dict[str, list[float]] = {"on": [], "off": []}
-    step, save = indexer._Lines.step, indexer._Lines.save
+    step, changes = indexer._Lines.step, indexer._Lines.changes
     for r in range(rounds):
         for variant in ("on", "off"):
             home = tmp / f"upkeep-{r}-{variant}"
@@ -135,7 +135,7 @@ def upkeep(tmp: Path, writes: int, rounds: int) -> tuple[dict[str, list[float]],
                 with mem.engine.readmodel.engine.begin() as conn:
                     drop_fts(conn)
                 indexer._Lines.step = lambda *a, **k: None  # type: ignore[method-assign]
-                indexer._Lines.save = lambda *a, **k: None  # type: ignore[method-assign]
+                indexer._Lines.changes = lambda *a, **k: ([], [])  # type: ignore[method-assign]
             try:
                 t = time.perf_counter()
                 for i in range(writes):
@@ -146,7 +146,7 @@ def upkeep(tmp: Path, writes: int, rounds: int) -> tuple[dict[str, list[float]],
                 mem.flush()
                 out[variant].append(writes / (time.perf_counter() - t))
             finally:
-                indexer._Lines.step, indexer._Lines.save = step, save  # type: ignore[method-assign]
+                indexer._Lines.step, indexer._Lines.changes = step, changes  # type: ignore[method-assign]
                 mem.close()
     return out, lat
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Protocol, cast
 from uuid import UUID
 
@@ -23,7 +24,7 @@ from kairos.domain.hashing import format_time
 from kairos.domain.kinds import EventType
 from kairos.projections import lines
 from kairos.projections.light import Light
-from kairos.projections.readmodel import IndexTuple, Writer
+from kairos.projections.readmodel import FileTuple, IndexTuple, LineTuple, Writer
 
 Place = tuple[str, int] | tuple[None, None]  # (log file, line), or none known
 
@@ -102,6 +103,20 @@ def index_row(r: Applicable, where: Where, stream_ids: dict[int, str] | None = N
             log_line, getattr(e, "dream_id", None))
 
 
+@dataclass
+class Batch:
+    """What a batch of events does to the read model, worked out before its
+    transaction (:meth:`Indexer.plan`) so that the transaction only writes
+    (:meth:`Indexer.write`): the store's writer waits for the database's
+    write lock while a read-model transaction holds it."""
+
+    last: int  # the position of the batch's last event
+    rows: list[IndexTuple]
+    keys: list[tuple[str, str, str]]
+    retracted: list[tuple[str, str]]
+    files: list[tuple[FileTuple, bool, list[int], list[LineTuple]]]  # row, new, lines gone, added
+
+
 class Indexer:
     """Applies recorded events to the read model."""
 
@@ -112,10 +127,17 @@ class Indexer:
         Returns False, applying nothing, when the read model is not at
         ``expect`` (another process got there first: its rows are the same).
         """
+        batch = self.plan(writer, recorded, where)
+        return batch is None or self.write(writer, batch, expect=expect)
+
+    def plan(self, reader: Writer, recorded: Sequence[Applicable], where: Where
+             ) -> Batch | None:
+        """The rows a batch of events adds and changes, folded from what the
+        read model holds (read through ``reader``, outside any transaction
+        of the caller's: :meth:`write` then refuses the batch if another
+        process applied events meanwhile).  None for no events."""
         if not recorded:
-            return True
-        if not writer.move_position(recorded[-1].position, expect):
-            return False
+            return None
         rows: list[IndexTuple] = []
         keys: list[tuple[str, str, str]] = []
         retracted: list[tuple[str, str]] = []
@@ -138,25 +160,41 @@ class Indexer:
                 if key in state:
                     files = state[key][0]
                 else:
-                    segments = writer.segments(*key)
+                    segments = reader.segments(*key)
                     if segments is None:
                         new.add(key)
                     files = {} if segments is None else {name: segments}
                     current[key] = _Lines(loaded=segments is None)
                 files = apply_event(files, cast(Foldable, e))
                 state[key] = (files, scoped.originator_version, r.position, row[10])
-                current[key].step(writer, key, files.get(name, []), r.position, row[10],
+                current[key].step(reader, key, files.get(name, []), r.position, row[10],
                                   appended=_is_append(e))
-        writer.insert_index(rows)
-        if keys:
-            writer.insert_keys(keys)
-        if retracted:
-            writer.mark_retracted(retracted)
+        changed = []
         for (agent, user, name), (files, version, position, at) in state.items():
             segments = files.get(name, [])
-            writer.put_file((agent, user, name, render(segments), json.dumps(segments),
-                             version, position, at), new=(agent, user, name) in new)
-            current[agent, user, name].save(writer, (agent, user, name))
+            gone, added = current[agent, user, name].changes((agent, user, name))
+            changed.append(((agent, user, name, render(segments), json.dumps(segments), version,
+                             position, at), (agent, user, name) in new, gone, added))
+        return Batch(recorded[-1].position, rows, keys, retracted, changed)
+
+    @staticmethod
+    def write(writer: Writer, batch: Batch, *, expect: int) -> bool:
+        """Write a planned batch in the caller's transaction, moving the
+        position from ``expect``; False, writing nothing, when the read model
+        is not there (another process applied these events first)."""
+        if not writer.move_position(batch.last, expect):
+            return False
+        writer.insert_index(batch.rows)
+        if batch.keys:
+            writer.insert_keys(batch.keys)
+        if batch.retracted:
+            writer.mark_retracted(batch.retracted)
+        for row, new, gone, added in batch.files:
+            writer.put_file(row, new=new)
+            if gone:
+                writer.delete_lines(gone)
+            if added:
+                writer.insert_lines(added)
         return True
 
     def load(self, writer: Writer, recorded: Iterable[Applicable],
@@ -242,9 +280,9 @@ class _Lines:
             self.loaded = True
         self.lines = lines.rewritten(self.lines, segments, position, at)
 
-    def save(self, writer: Writer, key: tuple[str, str, str]) -> None:
-        """Delete the stored rows that are no longer lines, insert the lines
-        not stored (with nothing read, every line is new)."""
+    def changes(self, key: tuple[str, str, str]) -> tuple[list[int], list[LineTuple]]:
+        """The stored rows that are no longer lines (their ids), and the rows
+        of the lines not stored (with nothing read, every line is new)."""
         unmatched: dict[lines.Line, list[int]] = {}
         for line_id, text, sources, pos, at in self.stored:
             unmatched.setdefault((text, sources, pos, at), []).append(line_id)
@@ -255,11 +293,7 @@ class _Lines:
                 same.pop()
             else:
                 added.append(line)
-        gone = [i for ids in unmatched.values() for i in ids]
-        if gone:
-            writer.delete_lines(gone)
-        if added:
-            writer.insert_lines(lines.rows(*key, added))
+        return [i for ids in unmatched.values() for i in ids], lines.rows(*key, added)
 
 
 def mark_retracted(writer: Writer, retracted: list[tuple[str, str]]) -> None:

@@ -489,6 +489,13 @@ class ReadModel:
             yield Writer(conn, self._bulk)
 
     @contextmanager
+    def reading(self) -> Iterator[Writer]:
+        """A connection outside any transaction, to read what a batch of
+        events needs before its transaction (:meth:`Indexer.plan`)."""
+        with self.engine.connect() as conn:
+            yield Writer(conn, self._bulk)
+
+    @contextmanager
     def advisory_lock(self, key: int) -> Iterator[bool]:
         """Try PostgreSQL's session advisory lock ``key`` on a connection of
         this engine, held for the block; yield whether this session got it."""

@@ -119,16 +119,19 @@ def test_a_read_finishes_what_another_process_applied_half_of(mem: Memory, home:
     try:
         for i in range(3):
             writer.write("ada", "MEMORY.md", f"fact {i}", user="sam")
-        real = reader.engine.indexer.apply
+        real = reader.engine.indexer.write
         raced: list[int] = []
 
-        def racing(out, batch, where, *, expect):  # type: ignore[no-untyped-def]
-            if not raced:  # the rival applies the first event just before the reader
-                raced.append(batch[0].position)
-                rival.engine._apply([[batch[0]]], dict(where), expect)
-            return real(out, batch, where, expect=expect)
+        def racing(out, batch, *, expect):  # type: ignore[no-untyped-def]
+            # The rival applies the first event after the reader worked out
+            # its batch from the rows before it, and before the reader writes.
+            if not raced:
+                first = rival.engine.store.read(after=expect, upto=expect + 1)
+                raced.append(expect + 1)
+                rival.engine._apply([list(first)], {}, expect)
+            return real(out, batch, expect=expect)
 
-        reader.engine.indexer.apply = racing  # type: ignore[method-assign]
+        reader.engine.indexer.write = racing  # type: ignore[method-assign]
         assert reader.read("ada", "MEMORY.md", user="sam").content == "fact 0\nfact 1\nfact 2\n"
         assert raced  # the race happened: the reader's first batch was refused, then redone
         assert [r["text"] for r in reader.history("ada", user="sam")

@@ -385,8 +385,14 @@ class Engine:
             if missing:
                 where.update(self.mirror.locate(missing))
             for batch in (page[i:i + BATCH] for i in range(0, len(page), BATCH)):
+                # Worked out first, written after: the store's writer waits
+                # for the write lock only while the rows are written.
+                with self.readmodel.reading() as reader:
+                    planned = self.indexer.plan(reader, batch, where)
+                if planned is None:
+                    continue
                 with self._db_write, self.readmodel.transaction() as writer:
-                    done = self.indexer.apply(writer, batch, where, expect=at)
+                    done = self.indexer.write(writer, planned, expect=at)
                 if not done:
                     return
                 at = batch[-1].position

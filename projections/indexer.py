@@ -80,7 +80,7 @@ def text_of(e: DomainEvent | Light) -> str | None:
 def index_row(r: Applicable, where: Where, stream_ids: dict[int, str] | None = None
               ) -> IndexTuple:
     """The ``memory_index`` row of a recorded event (its time at index 10),
-    in :data:`readmodel.ROW_COLUMNS` order.
+    in :data:`schema.ROW_COLUMNS` order.
 
     ``stream_ids`` caches the text of stream ids across a bulk load.
     """

@@ -12,37 +12,28 @@ Two tables answer every read without replaying history:
 transaction as the rows, so a crash never applies an event twice or skips
 one.  The tables are derived: ``kairos rebuild`` drops and re-creates them.
 This module is the one way into the database for the read side.  Every
-statement is a SQLAlchemy Core construct over the tables below, the same on
-SQLite and PostgreSQL.  Reads run them through SQLAlchemy connections.  The
+statement is a SQLAlchemy Core construct over the tables of
+:mod:`~kairos.projections.schema`, the same on SQLite and PostgreSQL.  Reads run them through SQLAlchemy connections.  The
 two hot writes — a batch the follower applies after each write, a rebuild's
 bulk load — run them on the DB-API cursor of a pooled connection
 (:class:`Writer`), each compiled once per dialect, positional on both:
 ``benchmarks/bench_core.py`` measured SQLAlchemy's per-row parameter
 processing at a fifth of a rebuild.  Schema changes are named migrations,
-applied once, in order.
+applied once, in order (:mod:`~kairos.projections.migrations`).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
 from sqlalchemy import (
-    BigInteger,
-    Column,
     Connection,
     Engine,
-    Index,
-    Integer,
-    LargeBinary,
-    MetaData,
     Row,
-    String,
-    Table,
-    Text,
     bindparam,
     create_engine,
     delete,
@@ -52,185 +43,26 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy import text as sql_text
 from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.sql.expression import Insert, Select, Update
 
 from kairos.errors import storage_error
 from kairos.ports import FileRow, IndexRow
-from kairos.projections import lines
+from kairos.projections.migrations import MIGRATIONS, same_terms
+from kairos.projections.schema import (
+    FILE_COLUMNS,
+    LINE_COLUMNS,
+    READ_MODEL_TABLES,
+    ROW_COLUMNS,
+    files_table,
+    index,
+    keys_table,
+    lines_table,
+    migrations_table,
+    positions,
+)
 from kairos.projections.search import drop_fts, fill_fts
-from kairos.projections.terms import index_text, version
-
-metadata = MetaData()
-
-migrations_table = Table(
-    "memory_migrations", metadata, Column("name", String(100), primary_key=True)
-)
-positions = Table(
-    "memory_positions", metadata,
-    Column("name", String(40), primary_key=True),
-    Column("position", BigInteger, nullable=False),
-)
-index = Table(
-    "memory_index", metadata,
-    # On SQLite an INTEGER primary key is the rowid itself: one B-tree less.
-    Column("position", BigInteger().with_variant(Integer(), "sqlite"), primary_key=True,
-           autoincrement=False),
-    Column("event_id", String(36), nullable=False),
-    Column("stream_id", String(36), nullable=False),
-    Column("version", Integer, nullable=False),
-    Column("type", String(40), nullable=False),
-    Column("agent_id", String(128), nullable=False),
-    Column("user_id", String(128)),
-    Column("file", String(40)),
-    Column("actor", String(128)),
-    Column("session_id", String(128)),
-    Column("recorded_at", String(27), nullable=False),
-    Column("text", Text),
-    Column("retracted_by", String(36)),
-    Column("log_file", String(64)),
-    Column("log_line", Integer),
-    Column("ref", String(36)),  # the dream a decision is about
-)
-# A named index rather than a column constraint, so that a rebuild can load
-# the rows first and build it after.
-Index("memory_index_event", index.c.event_id, unique=True)
-Index("memory_index_pair_time", index.c.agent_id, index.c.user_id, index.c.recorded_at)
-Index("memory_index_time", index.c.recorded_at)
-files_table = Table(
-    "memory_files", metadata,
-    Column("agent_id", String(128), primary_key=True),
-    Column("user_id", String(128), primary_key=True),  # '' for the agent's own files
-    Column("file", String(40), primary_key=True),
-    Column("content", Text, nullable=False),
-    Column("segments", Text, nullable=False),
-    Column("version", Integer, nullable=False),
-    Column("position", BigInteger, nullable=False),
-    Column("updated_at", String(27), nullable=False),
-)
-
-
-files_position = Index("memory_files_position", files_table.c.position)
-# The search index's current lines: one row per line of a current file, with
-# the events it came from, in the same transactions as ``memory_files``.  The
-# history (raw writes, session notes) is ``memory_index`` itself.  Full-text
-# indexes over both are built by :mod:`kairos.projections.search` (FTS5 on
-# SQLite, expression GIN indexes on PostgreSQL).
-lines_table = Table(
-    "memory_lines", metadata,
-    Column("id", BigInteger().with_variant(Integer(), "sqlite"), primary_key=True,
-           autoincrement=True),
-    Column("agent_id", String(128), nullable=False),
-    Column("user_id", String(128), nullable=False),  # '' for the agent's own files
-    Column("file", String(40), nullable=False),
-    Column("scope", String(32), nullable=False),  # the stream id, hex: the FTS scope token
-    Column("text", Text, nullable=False),
-    Column("sources", Text, nullable=False),  # the event ids it came from, space-separated
-    Column("position", BigInteger, nullable=False),  # the event that put it in the file
-    Column("recorded_at", String(27), nullable=False),
-)
-Index("memory_lines_file", lines_table.c.agent_id, lines_table.c.user_id, lines_table.c.file)
-# Embeddings, keyed by model and content hash.  Not dropped by a rebuild: the
-# texts a rebuild derives are the texts it derived before, and a vector costs
-# an embedder's time (or an API's money) to make again.
-vectors_table = Table(
-    "memory_vectors", metadata,
-    Column("model", String(200), primary_key=True),
-    Column("digest", String(32), primary_key=True),  # sha256 of the text, 128 bits in hex
-    Column("vector", LargeBinary, nullable=False),  # float32, native order
-)
-
-
-# Every write's idempotency key, by stream: a retry whose key the stream no
-# longer remembers (it keeps the last 256) is found here.
-keys_table = Table(
-    "memory_keys", metadata,
-    Column("stream_id", String(36), primary_key=True),
-    Column("key", String(256), primary_key=True),
-    Column("event_id", String(36), nullable=False),
-)
-
-
-def m001_initial(conn: Connection) -> None:
-    metadata.create_all(conn, tables=[positions, index, files_table])
-
-
-def m002_lighter_writes(conn: Connection) -> None:
-    """Fewer indexes to update on every write, files found by position.
-
-    Type, actor and session have few distinct values or are always asked
-    for together with a pair, and stream and dream are asked for through
-    the pair: ``memory_index_pair_time`` serves them all.  The
-    materialized files are written after the write returns, by position
-    (:class:`~kairos.projections.materialize.Materializer`); the position row
-    exists from the start, so a writer moves it with one conditional update.
-    """
-    for name in ("memory_index_type", "memory_index_actor", "memory_index_session",
-                 "memory_index_stream", "memory_index_ref"):
-        conn.execute(sql_text(f"DROP INDEX IF EXISTS {name}"))
-    files_position.create(conn, checkfirst=True)
-    if conn.scalar(select(positions.c.position).where(positions.c.name == "index")) is None:
-        conn.execute(positions.insert().values(name="index", position=0))
-
-
-def m003_faults_keys(conn: Connection) -> None:
-    """The idempotency keys of writes (``memory_keys``), filled from the
-    events already applied (none had a key before this migration)."""
-    keys_table.create(conn, checkfirst=True)
-
-
-def m004_search(conn: Connection) -> None:
-    """Search: the current lines, the vector cache, and the full-text indexes
-    over the lines and the history (:mod:`kairos.projections.search`).
-
-    Idempotent: the lines are derived again and the index rebuilt.
-    """
-    metadata.create_all(conn, tables=[lines_table, vectors_table])
-    drop_fts(conn)
-    conn.execute(delete(lines_table))
-    _fill_lines(conn)
-    fill_fts(conn)  # the history already there and the lines, then the triggers
-
-
-def m005_scoped_terms(conn: Connection) -> None:
-    """The full-text index again, its words tagged with their scope (a
-    query reads its own pair's postings: :mod:`kairos.projections.terms`),
-    and its term dictionary readable (the companion's compound parts).
-    SQLite only: PostgreSQL's GIN indexes are unchanged."""
-    if conn.dialect.name == "sqlite":
-        drop_fts(conn)
-        fill_fts(conn)
-        conn.execute(delete(positions).where(positions.c.name == "terms"))
-        conn.execute(positions.insert().values(name="terms", position=version()))
-
-
-def _same_terms(conn: Connection) -> None:
-    """Index the texts again when what ``kairos_terms`` makes of them may
-    have changed (:func:`terms.version`: this module's rules and Python's
-    Unicode tables).  The index is contentless: a line leaving it is
-    deleted by giving FTS5 its words again, and words made by other rules
-    than those it was given would corrupt it."""
-    now = version()
-    row = conn.execute(select(positions.c.position).where(positions.c.name == "terms")).first()
-    if row is not None and row[0] == now:
-        return
-    if row is not None or conn.scalar(select(func.count()).select_from(index)):
-        drop_fts(conn)
-        fill_fts(conn)
-    conn.execute(delete(positions).where(positions.c.name == "terms"))
-    conn.execute(positions.insert().values(name="terms", position=now))
-
-
-def _fill_lines(conn: Connection) -> None:
-    """The current lines of every existing file (a home made before search)."""
-    rows = conn.execute(select(files_table).where(files_table.c.content != "")).all()
-    values = [dict(zip(LINE_COLUMNS, line, strict=True))
-              for r in rows
-              for line in lines.rows(r.agent_id, r.user_id, r.file, lines.rewritten(
-                  [], json.loads(r.segments), r.position, r.updated_at))]
-    if values:
-        conn.execute(insert(lines_table), values)
+from kairos.projections.terms import index_text
 
 
 def _translate_errors(engine: Engine, where: str) -> None:
@@ -239,13 +71,6 @@ def _translate_errors(engine: Engine, where: str) -> None:
         if context.is_pre_ping:  # a dead pooled connection: the pool replaces it
             return
         raise storage_error(context.original_exception, where) from context.original_exception
-
-
-MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_writes,
-                                                  m003_faults_keys, m004_search,
-                                                  m005_scoped_terms]
-READ_MODEL_TABLES = (files_table, index, positions, migrations_table, keys_table,
-                     lines_table)
 
 
 def sqlalchemy_url(url: str) -> str:
@@ -293,15 +118,6 @@ def create_read_engine(url: str, *, where: str | None = None,
     return engine
 
 
-# The columns of an index row as the writer inserts them (retracted_by is
-# set later, by the retraction).
-ROW_COLUMNS = ("position", "event_id", "stream_id", "version", "type", "agent_id", "user_id",
-               "file", "actor", "session_id", "recorded_at", "text", "log_file", "log_line",
-               "ref")
-FILE_COLUMNS = ("agent_id", "user_id", "file", "content", "segments", "version", "position",
-                "updated_at")
-LINE_COLUMNS = ("agent_id", "user_id", "file", "scope", "text", "sources", "position",
-                "recorded_at")
 LineTuple = tuple[str, str, str, str, str, str, int, str]
 IndexTuple = tuple[Any, ...]
 FileTuple = tuple[str, str, str, str, str, int, int, str]
@@ -448,7 +264,7 @@ class ReadModel:
                     conn.execute(migrations_table.insert().values(name=migration.__name__))
                     applied.append(migration.__name__)
             if conn.dialect.name == "sqlite":
-                _same_terms(conn)
+                same_terms(conn)
         return applied
 
     def reset(self) -> None:

@@ -32,7 +32,7 @@ from typing import Any
 from sqlalchemy import Engine, and_, select, text
 
 from kairos.ports import Doc, Embedder, EmbedderUnavailable, SearchScope
-from kairos.projections.readmodel import lines_table, positions, vectors_table
+from kairos.projections.schema import lines_table, positions, vectors_table
 from kairos.projections.search import SearchQueries, applied
 
 log = logging.getLogger("kairos")

@@ -19,7 +19,7 @@ import pytest
 import kairos.engine.quickread as quickread
 from kairos.engine.logread import parse_one
 from kairos.memory import Memory
-from kairos.projections.readmodel import MIGRATIONS
+from kairos.projections.migrations import MIGRATIONS
 from tests.conftest import Kairos
 from tests.faultkit import kairos_cli
 

@@ -216,7 +216,7 @@ def test_a_home_made_before_search_gets_lines_and_history_indexed_when_migrated(
     lexical.write("ada", "MEMORY.md", "Sam plays the oboe.", user="sam")
     lexical.end_session("ada", "sam", notes="Oboe lessons on Fridays.")
     lexical.flush()
-    from kairos.projections.readmodel import lines_table, migrations_table, vectors_table
+    from kairos.projections.schema import lines_table, migrations_table, vectors_table
     from kairos.projections.search import drop_fts
 
     readmodel = lexical.engine.readmodel
@@ -278,7 +278,7 @@ def test_a_read_only_open_searches_by_meaning_and_stores_nothing(home: Path, db_
     the search works, by meaning too, and the home's vector cache is as it was."""
     from sqlalchemy import func, select
 
-    from kairos.projections.readmodel import vectors_table
+    from kairos.projections.schema import vectors_table
 
     m = home_with(home, db_url, 'embeddings = "off"')  # written unembedded
     try:

@@ -88,7 +88,7 @@ def test_a_home_indexed_before_the_tags_is_indexed_again_when_migrated(home: Pat
         m.write("ada", "MEMORY.md", "Sam plays the oboe.", user="sam")
         m.end_session("ada", "sam", notes="Oboe lessons on Fridays.")
         m.flush()
-        from kairos.projections.readmodel import migrations_table
+        from kairos.projections.schema import migrations_table
         readmodel = m.engine.readmodel
         with readmodel.engine.begin() as conn:  # the index as m004 made it: untagged
             for name in ("memory_fts_terms", "memory_fts_where", "memory_fts"):
@@ -181,7 +181,7 @@ def test_the_lines_kept_write_by_write_are_the_lines_a_rebuild_derives(
     replaces and retractions of one file do share batches."""
     import random
 
-    from kairos.projections.readmodel import lines_table
+    from kairos.projections.schema import lines_table
 
     home_with(home, db_url, 'embeddings = "off"').close()
     m = Memory(str(home), db_url, follow=False)
@@ -288,7 +288,7 @@ def test_the_index_is_made_again_when_the_rules_for_its_words_change(home: Path)
     made by other rules (a new Python's Unicode tables, a change to
     terms.py) would corrupt it, so the read model re-indexes when the
     rules' version differs from the one it was indexed with."""
-    from kairos.projections.readmodel import positions
+    from kairos.projections.schema import positions
 
     m = Memory.init(str(home))
     m.write("ada", "MEMORY.md", "Sam visited İstanbul in May.", user="sam")

@@ -62,7 +62,7 @@ from kairos.ports import ReadResult
 
 # The read-model migrations whose tables this module reads as they are; a
 # database with others (older, or a newer Kairos's) is read by the full
-# path.  tests/test_quickread.py checks this against readmodel.MIGRATIONS.
+# path.  tests/test_quickread.py checks this against migrations.MIGRATIONS.
 MIGRATIONS = frozenset({"m001_initial", "m002_lighter_writes", "m003_faults_keys",
                         "m004_search", "m005_scoped_terms"})
 # As kairos.engine.logread reads a day file's end: 4 KB, then 16 times more.

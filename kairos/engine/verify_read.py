@@ -27,7 +27,8 @@ from kairos.engine.verify import MAX_PROBLEMS, Problem, Report
 from kairos.progress import SILENT, Progress, counted
 from kairos.projections.indexer import index_row
 from kairos.projections.materialize import Materializer, existing_files, file_path, read_file
-from kairos.projections.readmodel import ROW_COLUMNS, ReadModel
+from kairos.projections.readmodel import ReadModel
+from kairos.projections.schema import ROW_COLUMNS
 
 TRIES = 3  # attempts at a moment when no batch lands between the two positions
 # The index columns compared (the log places are checked by the logs' own check).

@@ -189,12 +189,17 @@ class Indexer:
             writer.insert_keys(batch.keys)
         if batch.retracted:
             writer.mark_retracted(batch.retracted)
-        for row, new, gone, added in batch.files:
+        for row, new, _, _ in batch.files:
             writer.put_file(row, new=new)
-            if gone:
-                writer.delete_lines(gone)
-            if added:
-                writer.insert_lines(added)
+        # The batch's lines in two statements, not two per file: the full-
+        # text index then sees its rows leave and come in rowid order (an
+        # out-of-order rowid makes FTS5 write its pending terms out first).
+        gone = sorted(i for _, _, ids, _ in batch.files for i in ids)
+        if gone:
+            writer.delete_lines(gone)
+        added = [line for _, _, _, rows in batch.files for line in rows]
+        if added:
+            writer.insert_lines(added)
         return True
 
     def load(self, writer: Writer, recorded: Iterable[Applicable],

@@ -286,6 +286,7 @@ class _Matrix:
         """The scope's current lines changed: their vectors are looked up again."""
         self.lines = lines
         self.line_digests = [digest(d.text) for d in lines]
+        self.line_keys, self.line_array = [], None  # stacked again by the next search
         self.missing = len(lines) + len(self.pending)
 
     def add(self, key: int, vector: Any) -> None:

@@ -302,6 +302,31 @@ def test_a_read_only_open_searches_by_meaning_and_stores_nothing(home: Path, db_
     assert cached() == 0
 
 
+def test_a_line_that_left_its_file_is_found_by_meaning_as_history_only(
+        home: Path, db_url: str) -> None:
+    """The semantic side keeps a pair's line vectors between searches: once
+    a replace took a line out of its file, a search by meaning finds its
+    text as history, never as a current line."""
+    m = home_with(home, db_url, 'embeddings = "wordllama"')
+    try:
+        m.write("ada", "MEMORY.md", "Sam prefers window seats on flights.", user="sam")
+        m.write("ada", "MEMORY.md", "Sam drinks green tea every afternoon.", user="sam")
+        before = m.search("ada", "where to sit on a plane", user="sam")
+        assert [(h.text, h.where) for h in before.hits][:1] == [
+            ("Sam prefers window seats on flights.", "current")]
+        m.write("ada", "MEMORY.md", "Sam drinks green tea every afternoon.", user="sam",
+                mode="replace")
+        after = m.search("ada", "where to sit on a plane", user="sam")
+        assert {h.where for h in after.hits if "window" in h.text} == {"history"}
+        replaced = m.history("ada", user="sam")[-1]["event_id"]
+        m.retract("ada", "MEMORY.md", [replaced], user="sam", reason="asked to")
+        assert m.read("ada", "MEMORY.md", user="sam").content is None  # no lines left
+        empty = m.search("ada", "afternoon tea", user="sam")
+        assert empty.hits and {h.where for h in empty.hits} == {"history"}
+    finally:
+        m.close()
+
+
 # -- embeddings over HTTP ------------------------------------------------------------------------
 @pytest.fixture
 def server() -> Iterator[LLMServer]:

@@ -20,16 +20,21 @@ before.  No I/O.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import hmac
 import json
 import re
+from datetime import date
+from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
 from kairos.domain.events import EVENT_TYPES, optional_fields, payload_fields
-from kairos.domain.hashing import parse_time, text_hash
-from kairos.domain.logformat import HEX64, INDENT, entry_mac, render_parts, unescape_line
+from kairos.domain.logformat import HEX64, entry_mac, render_parts, unescape_line
 
 _STREAM = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}) v([0-9]+)")
+_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+                   r"\.[0-9]{6}Z")
 # What a mac line adds at the end of an entry: "- mac: " + 64 hex digits + a newline.
 _MAC_LINE = 7 + 64 + 1
 
@@ -51,13 +56,18 @@ class Fast(NamedTuple):
     text: str  # the entry as logged, which is its rendering
 
     def content_hash(self) -> str:
-        """The hash the entry's content gives (what its ``hash`` must be)."""
-        optional = optional_fields(EVENT_TYPES[self.type_name])
+        """The hash the entry's content gives (what its ``hash`` must be):
+        :func:`~kairos.domain.hashing.chain_hash`'s canonical JSON, written
+        out here with the JSON encoder's own string escaping (the keys in
+        sorted order, optional fields left out while None)."""
         payload = self.payload
-        if optional:
-            payload = {k: v for k, v in payload.items() if v is not None or k not in optional}
-        return text_hash(self.type_name, self.stream, self.version, self.time, self.event_id,
-                         self.prev, payload)
+        optional = _OPTIONAL[self.type_name]
+        data = ",".join(f'"{k}":{json_value(payload[k])}' for k in _SORTED[self.type_name]
+                        if k not in optional or payload[k] is not None)
+        body = (f'{{"data":{{{data}}},"event":{encode_basestring(self.event_id)},'
+                f'"prev":{encode_basestring(self.prev)},"stream":"{self.stream}",'
+                f'"time":"{self.time}","type":"{self.type_name}","version":{self.version}}}')
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
     def mac_holds(self, key: bytes) -> bool:
         """:func:`~kairos.domain.logformat.mac_holds` of this entry."""
@@ -67,32 +77,51 @@ class Fast(NamedTuple):
         return hmac.compare_digest(self.mac, entry_mac(key, body))
 
 
+# Per type name: its payload fields sorted (the hash's order), and its optional ones.
+_SORTED = {str(k): tuple(sorted(payload_fields(cls))) for k, cls in EVENT_TYPES.items()}
+_OPTIONAL = {str(k): optional_fields(cls) for k, cls in EVENT_TYPES.items()}
+
+
+def json_value(value: Any) -> str:
+    """``value`` as compact JSON with sorted keys and no ASCII escaping (the
+    form of :func:`~kairos.domain.hashing.canonical`, and of the library's
+    stored JSON for the values a log entry gives)."""
+    if isinstance(value, str):
+        return str(encode_basestring(value))
+    if value is None:
+        return "null"
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def read_entry(text: str, line: int) -> Fast | None:
     """The entry whose text (from its header line to its closing blank line,
     inclusive) is ``text``, or None when ``text`` is not exactly the
     rendering of an event's fields (see the module's docstring)."""
     lines = text.split("\n")
-    if len(lines) < 10 or lines[-1] or lines[-2] or lines[1] or not text.startswith("## "):
+    if len(lines) < 9 or not text.startswith("## ") or not text.endswith("\n\n"):
         return None
     number, _, type_name = lines[0][3:].partition(" ")
     cls = EVENT_TYPES.get(type_name)
     if cls is None or not (number.isascii() and number.isdigit()):
         return None
+    # Where a rendering puts them: time, stream and event first, then the
+    # payload, then prev, hash and perhaps mac (a wrong guess fails the rendering).
+    mac = lines[-3][7:] if lines[-3].startswith("- mac: ") else None
+    last = len(lines) - (3 if mac is None else 4)  # the hash line
+    time, stream_line, event_id = lines[2][8:], lines[3][10:], lines[4][9:]
+    prev, hash_ = lines[last - 1][8:], lines[last][8:]
+    m = _STREAM.fullmatch(stream_line)
+    if m is None or not _valid_time(time) or HEX64.fullmatch(hash_) is None or (
+            mac is not None and HEX64.fullmatch(mac) is None):
+        return None
     try:
-        fields = _fields(lines)
-        m = _STREAM.fullmatch(fields.pop("stream"))
-        time, event_id = fields.pop("time"), fields.pop("event")
-        prev, hash_, mac = fields.pop("prev"), fields.pop("hash"), fields.pop("mac", None)
-        if m is None or HEX64.fullmatch(hash_) is None or (
-                mac is not None and HEX64.fullmatch(mac) is None):
-            return None
-        parse_time(time)  # a real time, in exactly the form format_time gives
-    except (KeyError, ValueError, IndexError, TypeError):
+        fields = _fields(lines, 5, last - 1)
+    except ValueError:
         return None
     names = payload_fields(cls)
-    if not fields.keys() <= set(names):
+    payload = {name: fields.pop(name, None) for name in names}
+    if fields:  # a field the type does not have
         return None
-    payload = {name: fields.get(name) for name in names}
     position, stream, version = int(number), m.group(1), int(m.group(2))
     rendered = render_parts(position, type_name, time, stream, version, event_id,
                             payload.items(), prev, hash_)
@@ -104,27 +133,42 @@ def read_entry(text: str, line: int) -> Fast | None:
                 payload, mac, text)
 
 
-def _fields(lines: list[str]) -> dict[str, Any]:
-    """The ``- name: value`` fields of an entry's lines (after its header and
-    blank line, up to its closing blank line), blocks unescaped, JSON
-    decoded: a loose reading, which the rendering then checks."""
+def _fields(lines: list[str], i: int, end: int) -> dict[str, Any]:
+    """The ``- name: value`` fields of ``lines[i:end]``, blocks unescaped,
+    JSON decoded: a loose reading, which the rendering then checks.
+
+    :raises ValueError: a block is not closed, or a JSON value does not parse.
+    """
     fields: dict[str, Any] = {}
-    i, end = 2, len(lines) - 2
     while i < end:
-        item = lines[i]
-        if not item.startswith("- "):
-            raise ValueError(item)
-        name, inline, value = item[2:].partition(": ")
-        if not inline:  # a block: blank, indented lines, blank
-            name = item[2:-1]
-            i += 2
-            parts = []
-            while lines[i].startswith(INDENT):
-                parts.append(unescape_line(lines[i][6:]))
-                i += 1
-            value = "\n".join(parts)
-        i += 1
+        name, inline, value = lines[i].partition(": ")
+        if inline:
+            i += 1
+        else:  # "- name:", a blank line, indented lines, a blank line
+            close = lines.index("", i + 2)
+            name = name[:-1]
+            value = "\n".join(lines[i + 2:close]).replace("\n      ", "\n")[6:]
+            if "\\" in value:
+                value = unescape_line(value)  # escapes never span lines
+            i = close + 1
         if name.endswith(" (json)"):
-            name, value = name[:-7], json.loads(value)
-        fields[name] = value
+            fields[name[2:-7]] = json.loads(value)
+        else:
+            fields[name[2:]] = value
     return fields
+
+
+def _valid_time(time: str) -> bool:
+    """Whether ``time`` is a real time in exactly the form ``format_time``
+    gives (what :func:`~kairos.domain.hashing.parse_time` accepts), each
+    day checked once."""
+    return _TIME.fullmatch(time) is not None and _real_day(time[:10])
+
+
+@functools.lru_cache(maxsize=1024)  # an entry's day: the same few in a file
+def _real_day(day: str) -> bool:
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        return False
+    return True

@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Iterator
+from json.encoder import encode_basestring
 from typing import Any, Protocol
 
 from eventsourcing.persistence import DatetimeAsISO
@@ -163,18 +164,21 @@ _NOT_STATE = frozenset({"originator_id", "originator_version"})  # columns of th
 @dataclasses.dataclass(frozen=True)
 class _Shape:
     """How the library stores an event type: its topic, and its state's
-    fields in the order the event object holds them (the mapper encodes
-    ``vars(event)``), with ``class_version`` when the type has one."""
+    fields after the timestamp in the order the event object holds them (the
+    mapper encodes ``vars(event)``), with ``class_version`` when the type
+    has one (the mapper adds it last)."""
 
     topic: str
     fields: tuple[str, ...]
-    class_version: int
+    class_version: str
 
 
 def _shape(cls: type) -> _Shape:
     fields = tuple(f.name for f in dataclasses.fields(cls) if f.name not in _NOT_STATE)
-    return _Shape(getattr(cls, "TOPIC"), fields,  # noqa: B009 - set on every event class
-                  getattr(cls, "class_version", 1))
+    assert fields[0] == "timestamp", fields
+    version = getattr(cls, "class_version", 1)
+    return _Shape(getattr(cls, "TOPIC"), fields[1:],  # noqa: B009 - set on every event class
+                  f',"class_version":{version}' if version > 1 else "")
 
 
 _SHAPES: dict[str, _Shape] = {str(kind): _shape(cls) for kind, cls in EVENT_TYPES.items()}
@@ -189,16 +193,24 @@ def iso_time(time: str) -> str:
     return time[:26] + "+00:00"
 
 
-def fast_row(fast: Fast, encode: Callable[[dict[str, Any]], bytes]) -> StoredRow:
+def fast_row(fast: Fast, encode: Callable[[Any], bytes]) -> StoredRow:
     """The row the library stores for the event of an entry read fast: what
-    :meth:`~kairos.engine.store.Store.stored_row` gives for the parsed event."""
+    :meth:`~kairos.engine.store.Store.stored_row` gives for the parsed event.
+    Its JSON written out as the library's encoder writes it (no spaces, no
+    ASCII escaping, fields in the object's order): strings with the JSON
+    encoder's own escaping, any other value by ``encode`` itself."""
     shape = _SHAPES[fast.type_name]
-    base = {"timestamp": {"_type_": _TIMESTAMP, "_data_": iso_time(fast.time)},
-            "originator_topic": MemoryStream.TOPIC, "event_id": fast.event_id,
-            "prev": fast.prev, "hash": fast.hash}
-    payload = fast.payload
-    state = {name: payload[name] if name in payload else base[name] for name in shape.fields}
-    if shape.class_version > 1:
-        state["class_version"] = shape.class_version
+    values = {**fast.payload, "originator_topic": MemoryStream.TOPIC,
+              "event_id": fast.event_id, "prev": fast.prev, "hash": fast.hash}
+    items = [f'{{"timestamp":{{"_type_":"{_TIMESTAMP}","_data_":"{iso_time(fast.time)}"}}']
+    for name in shape.fields:
+        value = values[name]
+        if isinstance(value, str):
+            items.append(f'"{name}":{encode_basestring(value)}')
+        elif value is None:
+            items.append(f'"{name}":null')
+        else:
+            items.append(f'"{name}":{encode(value).decode()}')
+    state = ",".join(items) + shape.class_version + "}"
     return (fast.position, fast.stream.replace("-", ""), fast.version, shape.topic,
-            encode(state))
+            state.encode())

@@ -368,14 +368,15 @@ class Store:
         s = self.app.mapper.to_stored_event(recorded.event)
         return recorded.position, s.originator_id, s.originator_version, s.topic, s.state
 
-    def state_encoder(self) -> Callable[[dict[str, Any]], bytes] | None:
-        """The library's encoding of an event's state to its stored JSON, for
-        rows made without event objects (a restore); None when this store
-        also compresses or enciphers it (such rows go through the mapper)."""
+    def state_encoder(self) -> Callable[[Any], bytes] | None:
+        """The library's JSON encoding of an event's state and the values in
+        it, for rows made without event objects (a restore); None when this
+        store also compresses or enciphers the state (such rows go through
+        the mapper)."""
         mapper = self.app.mapper
         if mapper.cipher is not None or mapper.compressor is not None:
             return None
-        return cast(Callable[[dict[str, Any]], bytes], mapper.transcoder.encode)
+        return cast(Callable[[Any], bytes], mapper.transcoder.encode)
 
     def restore(self, rows: Iterable[StoredRow]) -> int:
         """Insert stored rows at their positions (a rebuild from the logs), in

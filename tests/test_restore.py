@@ -83,6 +83,26 @@ def test_a_fast_restore_stores_exactly_the_rows_of_the_old_one(
     assert {p: p.read_bytes() for p in (home / "logs").rglob("*.md")} == logs
 
 
+def test_files_out_of_position_order_restore_fast_and_the_same(
+        mem: Memory, home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clock that stepped back more than a day: files whose positions
+    interleave are merged, and each entry is where the store places it."""
+    every_kind_of_event(mem)
+    odd_texts(mem)
+    with freeze_time("9999-12-31T23:00:00Z"):
+        mem.write("ada", "MEMORY.md", "the wild reading", user="sam")
+    with freeze_time("2026-11-02T09:05:00Z"):
+        mem.write("ada", "MEMORY.md", "back to normal", user="sam")
+    with freeze_time("2026-11-01T09:05:00Z"):
+        mem.write("ada", "MEMORY.md", "two days back", user="sam")
+    mem.close()
+    logs = {p: p.read_bytes() for p in (home / "logs").rglob("*.md")}
+    assert len(logs) == 4  # 1, 2 (and the later ones), 3 November; 9999
+    assert restored(home, db_url, monkeypatch, fast=True) == restored(
+        home, db_url, monkeypatch, fast=False)
+    assert {p: p.read_bytes() for p in (home / "logs").rglob("*.md")} == logs
+
+
 def test_every_entry_sqlite_wrote_is_read_fast_into_the_row_the_mapper_stores(
         mem: Memory, home: Path) -> None:
     every_kind_of_event(mem)

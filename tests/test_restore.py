@@ -15,6 +15,8 @@ from uuid import UUID
 
 import pytest
 from freezegun import freeze_time
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kairos import clock
 from kairos.domain.events import EVENT_TYPES, Recorded
@@ -23,9 +25,10 @@ from kairos.domain.logformat import parse_entries, render_entry
 from kairos.engine import rebuild, restore
 from kairos.engine.rebuild import repair_logs
 from kairos.engine.restore import fast_row
-from kairos.engine.store import Store
+from kairos.engine.store import KairosApplication, Store
 from kairos.memory import Memory
 from tests.conftest import Kairos, store_rows
+from tests.test_logformat import events_for, texts
 from tests.test_recovery import drop_database
 from tests.test_store import every_kind_of_event
 
@@ -180,3 +183,22 @@ def test_entries_with_macs_restore_fast_and_are_checked(
     with Memory(str(home), db_url, recover=False, read_only=True) as m:
         assert m.engine.store.max_position() == 0
     assert os.path.exists(day)
+
+
+_mapper = KairosApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}).mapper
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=4), texts)
+def test_any_text_is_read_fast_into_the_fields_hash_and_row_of_its_event(
+        written: list[str], reason: str) -> None:
+    for position, event in enumerate(events_for(written, reason), 1):
+        text = render_entry(position, event)
+        fast = read_entry(text, 3)
+        assert fast is not None, text
+        assert fast.payload == {name: getattr(event, name) for name in fast.payload}
+        assert fast.content_hash() == event.hash
+        parsed = parse_entries(text)[0].event  # what a restore stored before
+        stored = _mapper.to_stored_event(parsed)
+        assert fast_row(fast, _mapper.transcoder.encode)[2:] == (
+            stored.originator_version, stored.topic, stored.state)

@@ -12,8 +12,9 @@ operations and trusts none of it: it renders the fields back
 writes every entry) and accepts the entry only when that is the text, byte
 for byte.  Parsing a rendered entry gives back exactly its fields
 (``docs/log-format.md``), so an accepted entry holds what the full parser
-would make of it.  Anything else — another layout, a bad time, a field too
-many, a type the fast path does not take — comes back as None, and the
+would make of it (``tests/test_logformat.py`` and ``tests/test_restore.py``
+check both halves for any text).  Anything else — another layout, a bad
+time, a field too many, an unknown type — comes back as None, and the
 caller parses that entry the slow way, which says what is wrong exactly as
 before.  No I/O.
 """
@@ -83,9 +84,8 @@ _OPTIONAL = {str(k): optional_fields(cls) for k, cls in EVENT_TYPES.items()}
 
 
 def json_value(value: Any) -> str:
-    """``value`` as compact JSON with sorted keys and no ASCII escaping (the
-    form of :func:`~kairos.domain.hashing.canonical`, and of the library's
-    stored JSON for the values a log entry gives)."""
+    """``value`` as compact JSON with sorted keys and no ASCII escaping: the
+    form of :func:`~kairos.domain.hashing.canonical`."""
     if isinstance(value, str):
         return str(encode_basestring(value))
     if value is None:

@@ -64,11 +64,19 @@ def chain_hash(
     payload: dict[str, Any],
 ) -> str:
     """The hash of one event, chained to ``prev``."""
+    return text_hash(type_name, str(stream), version, format_time(time), event_id, prev, payload)
+
+
+def text_hash(type_name: str, stream: str, version: int, time: str, event_id: str, prev: str,
+              payload: dict[str, Any]) -> str:
+    """:func:`chain_hash` of a stream id and a time already in their text
+    forms (``str(UUID)``, :func:`format_time`), as a log entry gives them:
+    a restore hashes entries without making a UUID or a datetime."""
     body = {
         "type": type_name,
-        "stream": str(stream),
+        "stream": stream,
         "version": version,
-        "time": format_time(time),
+        "time": time,
         "event": event_id,
         "prev": prev,
         "data": payload,

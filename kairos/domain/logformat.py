@@ -32,6 +32,7 @@ import hashlib
 import hmac
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -133,12 +134,23 @@ def _is_bare(value: str) -> bool:
 def render_entry(position: int, event: DomainEvent, key: bytes | None = None) -> str:
     """Render one event as a log entry (ending in a blank line); with the
     entry key, its ``- mac:`` line too."""
-    out = [f"## {position:06d} {event.kind.value}", ""]
-    out.append(f"- time: {format_time(event.timestamp)}")
-    out.append(f"- stream: {event.originator_id} v{event.originator_version}")
-    out.append(f"- event: {event.event_id}")
-    for name in payload_fields(type(event)):
-        value = getattr(event, name)
+    return render_parts(position, event.kind.value, format_time(event.timestamp),
+                        str(event.originator_id), event.originator_version, event.event_id,
+                        [(name, getattr(event, name)) for name in payload_fields(type(event))],
+                        event.prev, event.hash, key)
+
+
+def render_parts(position: int, type_name: str, time: str, stream: str, version: int,
+                 event_id: str, payload: Iterable[tuple[str, Any]], prev: str, hash: str,
+                 key: bytes | None = None) -> str:
+    """:func:`render_entry` of an event given by its parts: the time and the
+    stream id already in their text forms (:func:`format_time`,
+    ``str(UUID)``), the payload as (name, value) in declaration order.  The
+    one rendering: a restore checks entries against it without building
+    events (:mod:`kairos.domain.logfast`)."""
+    out = [f"## {position:06d} {type_name}", "", f"- time: {time}",
+           f"- stream: {stream} v{version}", f"- event: {event_id}"]
+    for name, value in payload:
         if value is None:
             continue
         if isinstance(value, str) and _is_bare(value):
@@ -158,8 +170,8 @@ def render_entry(position: int, event: DomainEvent, key: bytes | None = None) ->
                 pretty = json.dumps(value, sort_keys=True, indent=2)
                 out.extend(INDENT + escape_line(part) for part in pretty.split("\n"))
                 out.append("")
-    out.append(f"- prev: {event.prev}")
-    out.append(f"- hash: {event.hash}")
+    out.append(f"- prev: {prev}")
+    out.append(f"- hash: {hash}")
     if key is not None:
         out.append(f"- mac: {entry_mac(key, chr(10).join(out) + chr(10))}")
     out.append("")

@@ -22,10 +22,11 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
+from typing import Protocol, TypeVar
 
 from kairos import clock, faults
 from kairos.domain.events import Recorded
-from kairos.domain.logformat import Entry, LogFormatError, day_of, file_header, render_entry
+from kairos.domain.logformat import LogFormatError, day_of, file_header, render_entry
 from kairos.engine.logread import (
     HEADER_AT,
     blocks,
@@ -33,7 +34,6 @@ from kairos.engine.logread import (
     count_lines,
     file_places,
     first_position,
-    iter_entries,
     last_position,
 )
 from kairos.errors import disk_errors
@@ -393,8 +393,18 @@ def ordered_files(mirror: LogMirror, sizes: dict[str, int] | None = None
         yield group
 
 
+class Positioned(Protocol):
+    @property
+    def position(self) -> int: ...
+
+
+E = TypeVar("E", bound=Positioned)
+
+
 def ordered_entries(mirror: LogMirror, bad: Callable[[str, Exception], None],
-                    sizes: dict[str, int] | None = None) -> Iterator[tuple[str, Entry]]:
+                    sizes: dict[str, int] | None = None, *,
+                    read: Callable[[str, str, int | None], Iterator[E]]
+                    ) -> Iterator[tuple[str, E]]:
     """Every log entry, in position order, with its file (relative path).
 
     Each file is streamed (:func:`~kairos.engine.logread.iter_entries`), in
@@ -403,12 +413,14 @@ def ordered_entries(mirror: LogMirror, bad: Callable[[str, Exception], None],
     :class:`LogFormatError` or a :class:`UnicodeDecodeError`) where it stops
     parsing: its entries before that point have been yielded.  With
     ``sizes`` (a cut: each file's size when it was taken), only those files,
-    and only those bytes.
+    and only those bytes.  ``read``: how a file is read
+    (:func:`~kairos.engine.logread.iter_entries`; a restore reads entries
+    fast: :func:`~kairos.engine.logread.iter_fast`).
     """
-    def entries(day: str, path: str) -> Iterator[tuple[int, str, Entry]]:
+    def entries(day: str, path: str) -> Iterator[tuple[int, str, E]]:
         rel = mirror.relpath(path)
         try:
-            for entry in iter_entries(path, day, None if sizes is None else sizes[path]):
+            for entry in read(path, day, None if sizes is None else sizes[path]):
                 yield entry.position, rel, entry
         except (LogFormatError, UnicodeDecodeError) as e:
             bad(rel, e)

@@ -18,6 +18,7 @@ import os
 import re
 from collections.abc import Iterator
 
+from kairos.domain.logfast import Fast, read_entry
 from kairos.domain.logformat import Entry, LogFormatError, file_header, parse_entries
 
 # How much of a file's end is read to find its last entry (most entries are
@@ -94,6 +95,59 @@ def iter_entries(path: str, day: str, size: int | None = None) -> Iterator[Entry
         line += lines
         piece = after
     yield from parse_entries(piece.decode("utf-8"), line)
+
+
+def iter_fast(path: str, day: str, size: int | None = None) -> Iterator[Fast | Entry]:
+    """:func:`iter_entries` for a restore: each entry that is exactly the
+    rendering of its fields comes read fast (:func:`~kairos.domain.logfast.read_entry`),
+    any other parsed as ``iter_entries`` parses it — and so fails as it does:
+    the same error at the same line, raised when the streaming reaches the
+    block it is in, before any entry of that block is yielded.
+
+    :raises LogFormatError: as ``parse_day``.
+    :raises UnicodeDecodeError: a piece is not UTF-8.
+    """
+    header = file_header(day).encode()
+    pieces = blocks(path, size)
+    piece = next(pieces, b"")
+    if len(piece) < len(header) and header.startswith(piece):
+        return
+    if not piece.startswith(header):
+        raise LogFormatError(f"expected the header '# Kairos log {day}'", 1)
+    piece = piece[len(header):]
+    line = 3
+    for after in pieces:
+        sentinel = after[:after.find(b"\n") + 1] if b"\n" in after else after + b"\n"
+        text = (piece + sentinel).decode("utf-8")  # fails where iter_entries fails
+        follow = sentinel.decode("utf-8")
+        yield from _read_piece(text[:len(text) - len(follow)], follow, line)
+        line += piece.count(b"\n")
+        piece = after
+    yield from _read_piece(piece.decode("utf-8"), "", line)
+
+
+def _read_piece(text: str, sentinel: str, line: int) -> list[Fast | Entry]:
+    """The entries of a piece of whole entries (``sentinel``: the line that
+    follows it), each read fast when it can be, else parsed; the whole
+    piece before any is handed out, as :func:`iter_entries` does."""
+    if not text.endswith("\n"):  # empty, or a file's last piece cut short
+        return list(parse_entries(text, line)) if text else []
+    out: list[Fast | Entry] = []
+    start = 0
+    while start < len(text):
+        cut = text.find("\n## ", start)
+        end = len(text) if cut < 0 else cut + 1
+        chunk = text[start:end]
+        fast = read_entry(chunk, line)
+        lines = chunk.count("\n")
+        if fast is not None:
+            out.append(fast)
+        else:  # parsed with the line after it, as the whole piece would be
+            follow = text[end:text.find("\n", end) + 1] if end < len(text) else sentinel
+            out.extend(parse_entries(chunk + follow, line, stop=lines))
+        line += lines
+        start = end
+    return out
 
 
 def file_places(path: str, size: int | None = None) -> Iterator[tuple[int, int]]:

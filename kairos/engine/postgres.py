@@ -14,9 +14,9 @@ hanging, and the first command after it is back works.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresFactory
 from sqlalchemy.engine import make_url
 
@@ -63,21 +63,26 @@ def tune_pool(factory: PostgresFactory) -> None:
 
 
 def restore_events(factory: PostgresFactory, table: str,
-                   rows: Iterable[tuple[int, StoredEvent]]) -> int:
+                   rows: Iterable[tuple[int, UUID | str, int, str, bytes]]) -> int:
     """Insert stored events at the given notification ids, then move the
     sequence past them, so the restored store numbers events as the logs did.
-    One transaction: an error from ``rows`` rolls back everything."""
+    One transaction: an error from ``rows`` rolls back everything.  One
+    ``executemany`` (psycopg sends the rows pipelined, not a round trip
+    each, as they come)."""
     schema = factory.datastore.schema
     count, last = 0, 0
-    with factory.datastore.transaction(commit=True) as curs:
-        for position, s in rows:
-            curs.execute(
-                f'INSERT INTO "{schema}"."{table}" '
-                "(originator_id, originator_version, topic, state, notification_id) "
-                "VALUES (%s, %s, %s, %s, %s)",
-                (s.originator_id, s.originator_version, s.topic, s.state, position),
-            )
+
+    def params() -> Iterator[tuple[UUID, int, str, bytes, int]]:
+        nonlocal count, last
+        for position, oid, version, topic, state in rows:
             count, last = count + 1, position
+            yield UUID(oid) if isinstance(oid, str) else oid, version, topic, state, position
+
+    with factory.datastore.transaction(commit=True) as curs:
+        curs.executemany(
+            f'INSERT INTO "{schema}"."{table}" '
+            "(originator_id, originator_version, topic, state, notification_id) "
+            "VALUES (%s, %s, %s, %s, %s)", params())
         if count:
             curs.execute("SELECT setval(pg_get_serial_sequence(%s, 'notification_id'), %s)",
                          (f'"{schema}"."{table}"', last))

@@ -9,12 +9,14 @@
   its content) after moving them aside to ``.broken``.  A log file that is
   intact but disagrees with the store is *not* touched: two self-consistent
   histories need an operator, not a guess.
-* :func:`restore_store` re-creates the store from the logs (the database was
-  lost), after checking every entry's hash chain and MAC; it imports nothing
-  if any entry fails.  Entries past the end of a store that holds events
-  are imported only when asked (``import_past_end``): anyone who can write
-  the logs can append a well-formed entry, so Kairos never takes them on
-  its own.
+* :func:`~kairos.engine.restore.restore_store` re-creates the store from
+  the logs (the database was lost), after checking every entry's hash chain
+  and MAC; it imports nothing if any entry fails.  Entries past the end of a
+  store that holds events are imported only when asked
+  (``import_past_end``): anyone who can write the logs can append a
+  well-formed entry, so Kairos never takes them on its own.  When it found
+  every entry to be what the restored store renders to, the logs are not
+  compared with the store again.
 
 Every repair is reported: each read-model row (``memory_files``,
 ``memory_index``: see :mod:`kairos.engine.rowdigests`) and each
@@ -27,13 +29,12 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, BinaryIO
 
-from kairos.domain.events import Recorded, expected_hash
-from kairos.domain.logformat import Entry, LogFormatError, mac_holds
+from kairos.domain.events import expected_hash
+from kairos.domain.logformat import LogFormatError
 from kairos.engine.engine import Engine
 from kairos.engine.logmirror import (
     MAC_LINE,
@@ -42,19 +43,17 @@ from kairos.engine.logmirror import (
     expected_entries,
     first_mac_position,
     fsync_dir,
-    ordered_entries,
     ordered_places,
-    past_the_end,
 )
 from kairos.engine.logread import DayReader, iter_entries
+from kairos.engine.restore import restore_store
 from kairos.engine.rowdigests import (
     file_digests,
     report_index_rows,
     report_rows,
     save_index_digests,
 )
-from kairos.engine.verify import ChainChecker
-from kairos.errors import Inconsistent, VerificationFailed, disk_errors
+from kairos.errors import Inconsistent, disk_errors
 from kairos.progress import SILENT, Progress, counted
 from kairos.projections.indexer import mark_retracted
 from kairos.projections.materialize import existing_files, file_path, read_file, write_file
@@ -86,83 +85,33 @@ def rebuild(engine: Engine, *, from_logs: bool = False, import_past_end: bool = 
     the logs.  (See :meth:`kairos.memory.Memory.rebuild`.)"""
     report = RebuildReport()
     with engine.writer_lock():
+        matched = False
         if from_logs:
             progress.phase("import from the logs", None, "entries")
-            restore_store(engine, report, import_past_end=import_past_end, key=key,
-                          progress=progress)
+            matched = restore_store(engine, report, import_past_end=import_past_end, key=key,
+                                    progress=progress)
             # Not the read side: every event is new to it, and it is rebuilt
             # from scratch below (applying them one batch at a time first
             # was most of a restore's time).
             progress.phase("recover", None)
+            repairs = len(engine.repairs)
             engine.recover_logs()
+            matched = matched and len(engine.repairs) == repairs
         else:
             progress.phase("recover", None)
             engine.recover()
-        progress.phase("repair the logs", engine.store.max_position())
-        repair_logs(engine, report, key, progress)
+        position = engine.store.max_position()
+        progress.phase("repair the logs", position)
+        if matched:  # the restore found the logs to be what the store renders to
+            engine.mirror.tail = None
+            progress.advance(position)
+        else:
+            repair_logs(engine, report, key, progress)
         rebuild_projections(engine, report, progress)
         if from_logs:
             engine.complete_seals()  # what recover() does after the read side
             engine.files.flush()
     return report
-
-
-def restore_store(engine: Engine, report: RebuildReport, *, import_past_end: bool = False,
-                  key: bytes | None = None, progress: Progress = SILENT) -> None:
-    """Import the logs' events the store lacks, at their logged positions.
-
-    One pass over the logs inside one store transaction, so nothing is
-    imported unless everything checks out.
-    :raises VerificationFailed: when a log file does not parse, an entry
-        breaks its stream's hash chain, or (with the key) its MAC does not
-        hold — or, once entries carry MACs, a later one has none.
-    :raises Inconsistent: when the store holds events that differ from the
-        logs, or holds events and the logs go past its end (without
-        ``import_past_end``).
-    """
-    chains = ChainChecker()
-    stored = engine.store.max_position()
-    in_store = engine.store.read()
-    if stored and not import_past_end and engine.logs_ahead() is not None:
-        raise Inconsistent(past_the_end(engine.mirror, stored) + "; nothing imported (to "
-                           "import them anyway: `kairos rebuild --from-logs --import-past-end`)")
-
-    def entries() -> Iterator[Recorded]:
-        last = 0
-        mac_from: int | None = None
-        for rel, entry in counted(_all_entries(engine), progress):
-            wrong = chains.check(entry.event)
-            if entry.mac is not None:
-                mac_from = entry.position if mac_from is None else mac_from
-                if key is not None and not mac_holds(key, entry):
-                    wrong = wrong or "its mac does not hold (forged or altered)"
-            elif mac_from is not None:
-                wrong = wrong or f"no mac, though the entries from position {mac_from} have one"
-            if wrong or entry.position <= last:
-                raise VerificationFailed(
-                    f"{rel}:{entry.line} (position {entry.position}): "
-                    f"{wrong or 'position out of order'}; nothing imported")
-            last = entry.position
-            if entry.position > stored:
-                yield Recorded(entry.position, entry.event)
-                continue
-            have = next(in_store, None)
-            if have is None or have.position != entry.position or have.event != entry.event:
-                raise Inconsistent(f"the store's event at position {entry.position} differs "
-                                   "from the logs: run `kairos verify`")
-        if next(in_store, None) is not None:
-            raise Inconsistent("the store holds events the logs do not: run `kairos verify`")
-
-    report.imported = engine.store.restore(entries())
-
-
-def _all_entries(engine: Engine) -> Iterator[tuple[str, Entry]]:
-    """Every log entry in position order (see :func:`ordered_entries`)."""
-    def bad(rel: str, e: Exception) -> None:
-        line = getattr(e, "line", "?")
-        raise VerificationFailed(f"{rel}:{line}: {getattr(e, 'reason', e)}; nothing imported")
-
-    return ordered_entries(engine.mirror, bad)
 
 
 def rebuild_projections(engine: Engine, report: RebuildReport,

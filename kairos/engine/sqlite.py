@@ -13,7 +13,6 @@ from collections.abc import Iterable, Iterator
 from typing import Any, cast
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import (
     SQLiteApplicationRecorder,
     SQLiteConnection,
@@ -52,7 +51,8 @@ class DurableSQLiteFactory(SQLiteFactory):
         old.close()
 
 
-def restore_events(factory: DurableSQLiteFactory, rows: Iterable[tuple[int, StoredEvent]]) -> int:
+def restore_events(factory: DurableSQLiteFactory,
+                   rows: Iterable[tuple[int, UUID | str, int, str, bytes]]) -> int:
     """Insert stored events at the given notification ids (a restore from logs).
 
     The library's recorder numbers events itself; a restore must reproduce the
@@ -64,10 +64,9 @@ def restore_events(factory: DurableSQLiteFactory, rows: Iterable[tuple[int, Stor
 
     def params() -> Iterator[tuple[Any, ...]]:
         nonlocal count
-        for position, s in rows:
+        for position, oid, version, topic, state in rows:
             count += 1
-            oid = s.originator_id.hex if isinstance(s.originator_id, UUID) else s.originator_id
-            yield position, oid, s.originator_version, s.topic, s.state
+            yield position, oid.hex if isinstance(oid, UUID) else oid, version, topic, state
 
     with factory.datastore.transaction(commit=True) as c:
         c.executemany(

@@ -23,7 +23,7 @@ import gc
 import os
 import sqlite3
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, NamedTuple, cast
@@ -107,6 +107,11 @@ def _time_text(iso: str) -> str:
         if len(iso) == 25:
             return iso[:19] + ".000000Z"
     return format_time(datetime.fromisoformat(iso))
+
+
+# A stored event as a restore inserts it: position, originator id (a UUID,
+# or its 32 hex digits), version, topic, state (the stored JSON).
+StoredRow = tuple[int, UUID | str, int, str, bytes]
 
 
 class BulkRecorded(NamedTuple):
@@ -358,11 +363,25 @@ class Store:
             except KeyError:
                 pass
 
-    def restore(self, recorded: Iterable[Recorded]) -> int:
-        """Insert events at their recorded positions (a rebuild from the logs),
-        in one transaction; return how many.  An exception raised while
-        ``recorded`` is iterated rolls back the whole restore."""
-        rows = ((r.position, self.app.mapper.to_stored_event(r.event)) for r in recorded)
+    def stored_row(self, recorded: Recorded) -> StoredRow:
+        """An event as the store keeps it, through the library's mapper."""
+        s = self.app.mapper.to_stored_event(recorded.event)
+        return recorded.position, s.originator_id, s.originator_version, s.topic, s.state
+
+    def state_encoder(self) -> Callable[[Any], bytes] | None:
+        """The library's JSON encoding of an event's state and the values in
+        it, for rows made without event objects (a restore); None when this
+        store also compresses or enciphers the state (such rows go through
+        the mapper)."""
+        mapper = self.app.mapper
+        if mapper.cipher is not None or mapper.compressor is not None:
+            return None
+        return cast(Callable[[Any], bytes], mapper.transcoder.encode)
+
+    def restore(self, rows: Iterable[StoredRow]) -> int:
+        """Insert stored rows at their positions (a rebuild from the logs), in
+        one transaction; return how many.  An exception raised while
+        ``rows`` is iterated rolls back the whole restore."""
         factory: Any = self.app.factory
         with guarded(self.where):
             if self.is_postgres:

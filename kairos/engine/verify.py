@@ -42,7 +42,7 @@ from kairos.domain.hashing import GENESIS
 from kairos.domain.logformat import LogFormatError, mac_holds
 from kairos.engine.locks import shared_lock_if_present
 from kairos.engine.logmirror import MAC_LINE, LogMirror, expected_entries, ordered_entries
-from kairos.engine.logread import DayReader
+from kairos.engine.logread import DayReader, iter_entries
 from kairos.engine.store import Store
 from kairos.progress import SILENT, Progress, counted
 
@@ -90,19 +90,25 @@ class ChainChecker:
     """Checks events of many streams, fed in global order."""
 
     def __init__(self) -> None:
-        self.heads: dict[UUID, tuple[int, str]] = {}
+        self.heads: dict[UUID | str, tuple[int, str]] = {}
 
     def check(self, event: DomainEvent) -> str | None:
         """Return what is wrong with this event, or None."""
-        version, head = self.heads.get(event.originator_id, (0, GENESIS))
-        self.heads[event.originator_id] = (event.originator_version, event.hash)
-        if event.originator_version != version + 1:
-            return (f"stream {event.originator_id} jumps from version {version} "
-                    f"to {event.originator_version}")
-        if event.prev != head:
-            return f"prev hash does not match the hash of version {version} of its stream"
-        if expected_hash(event) != event.hash:
+        wrong = self.link(event.originator_id, event.originator_version, event.prev, event.hash)
+        if wrong is None and expected_hash(event) != event.hash:
             return "hash does not match the event's content"
+        return wrong
+
+    def link(self, stream: UUID | str, version: int, prev: str, hash: str) -> str | None:
+        """What is wrong with an event's place in its stream (its version and
+        ``prev``), or None; the caller checks its hash against its content.
+        ``stream``: always a UUID, or always its text (a restore), never both."""
+        last, head = self.heads.get(stream, (0, GENESIS))
+        self.heads[stream] = (version, hash)
+        if version != last + 1:
+            return f"stream {stream} jumps from version {last} to {version}"
+        if prev != head:
+            return f"prev hash does not match the hash of version {last} of its stream"
         return None
 
 
@@ -180,7 +186,7 @@ def _verify_logs(mirror: LogMirror, report: Report, cut: Cut, key: bytes | None,
         else:
             report.add(Problem(rel, f"not valid UTF-8 ({getattr(e, 'reason', e)})"))
 
-    for rel, entry in counted(ordered_entries(mirror, bad, cut.sizes), progress):
+    for rel, entry in counted(ordered_entries(mirror, bad, cut.sizes, read=iter_entries), progress):
         if entry.position <= last:
             report.add(Problem(rel, f"position {entry.position} does not follow {last}",
                                entry.position, entry.line))

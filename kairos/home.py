@@ -18,6 +18,7 @@ a process dies, so a crashed writer never blocks the next.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from typing import Any
@@ -334,3 +335,27 @@ def check_home(home: str) -> None:
         raise NotAHome(f"not a Kairos home: {home} does not exist (run `kairos init`)")
     if not is_home(home):
         raise NotAHome(f"not a Kairos home: {home} has no {CONFIG} or logs/ (run `kairos init`)")
+
+
+DAY_FILE = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")  # logs/YYYY/MM/YYYY-MM-DD.md
+
+
+def day_files(root: str) -> list[tuple[str, str]]:
+    """Every day file under a home's ``logs`` folder as (day, path), oldest
+    first: ``YYYY/MM/YYYY-MM-DD.md``, anything else there left alone."""
+    found: list[tuple[str, str]] = []
+    if not os.path.isdir(root):
+        return found
+    for year in sorted(os.listdir(root)):
+        ydir = os.path.join(root, year)
+        if not (year.isdigit() and os.path.isdir(ydir)):
+            continue
+        for month in sorted(os.listdir(ydir)):
+            mdir = os.path.join(ydir, month)
+            if not (month.isdigit() and os.path.isdir(mdir)):
+                continue
+            for name in sorted(os.listdir(mdir)):
+                m = DAY_FILE.fullmatch(name)
+                if m and m.group(1) == year and m.group(2) == month:
+                    found.append((name[:-3], os.path.join(mdir, name)))
+    return found

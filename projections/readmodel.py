@@ -13,10 +13,10 @@ transaction as the rows, so a crash never applies an event twice or skips
 one.  The tables are derived: ``kairos rebuild`` drops and re-creates them.
 This module is the one way into the database for the read side.  Every
 statement is a SQLAlchemy Core construct over the tables of
-:mod:`~kairos.projections.schema`, the same on SQLite and PostgreSQL.  Reads run them through SQLAlchemy connections.  The
-two hot writes — a batch the follower applies after each write, a rebuild's
-bulk load — run them on the DB-API cursor of a pooled connection
-(:class:`Writer`), each compiled once per dialect, positional on both:
+:mod:`~kairos.projections.schema`, the same on SQLite and PostgreSQL.  Reads
+run them through SQLAlchemy connections.  The two hot writes — a batch the
+follower applies after each write, a rebuild's bulk load — run them on the
+DB-API cursor of a pooled connection (:class:`Writer`), each compiled once per dialect, positional on both:
 ``benchmarks/bench_core.py`` measured SQLAlchemy's per-row parameter
 processing at a fifth of a rebuild.  Schema changes are named migrations,
 applied once, in order (:mod:`~kairos.projections.migrations`).

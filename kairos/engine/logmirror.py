@@ -37,9 +37,8 @@ from kairos.engine.logread import (
     last_position,
 )
 from kairos.errors import disk_errors
+from kairos.home import day_files
 from kairos.projections.indexer import Place
-
-DAY_FILE = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
 
 
 @dataclass
@@ -111,22 +110,7 @@ class LogMirror:
     @disk_errors
     def day_files(self) -> list[tuple[str, str]]:
         """Every day file as (day, path), oldest first."""
-        found: list[tuple[str, str]] = []
-        if not os.path.isdir(self.root):
-            return found
-        for year in sorted(os.listdir(self.root)):
-            ydir = os.path.join(self.root, year)
-            if not (year.isdigit() and os.path.isdir(ydir)):
-                continue
-            for month in sorted(os.listdir(ydir)):
-                mdir = os.path.join(ydir, month)
-                if not (month.isdigit() and os.path.isdir(mdir)):
-                    continue
-                for name in sorted(os.listdir(mdir)):
-                    m = DAY_FILE.fullmatch(name)
-                    if m and m.group(1) == year and m.group(2) == month:
-                        found.append((name[:-3], os.path.join(mdir, name)))
-        return found
+        return day_files(self.root)
 
     # -- the tail ------------------------------------------------------------
     @disk_errors

@@ -70,6 +70,24 @@ def count_lines(path: str, size: int) -> int:
     return count
 
 
+def _after_header(path: str, day: str, size: int | None) -> Iterator[bytes]:
+    """A day file's blocks (its first ``size`` bytes), the first without the
+    file's header; none when the header is not yet whole (a failed append
+    created the file).
+
+    :raises LogFormatError: the file does not start with its header.
+    """
+    header = file_header(day).encode()
+    pieces = blocks(path, size)
+    piece = next(pieces, b"")
+    if len(piece) < len(header) and header.startswith(piece):
+        return
+    if not piece.startswith(header):
+        raise LogFormatError(f"expected the header '# Kairos log {day}'", 1)
+    yield piece[len(header):]
+    yield from pieces
+
+
 def iter_entries(path: str, day: str, size: int | None = None) -> Iterator[Entry]:
     """The entries of a day file (its first ``size`` bytes), parsed a block
     at a time: the entries :func:`kairos.domain.logformat.parse_day` gives,
@@ -79,14 +97,10 @@ def iter_entries(path: str, day: str, size: int | None = None) -> Iterator[Entry
     :raises LogFormatError: as ``parse_day``.
     :raises UnicodeDecodeError: a piece is not UTF-8.
     """
-    header = file_header(day).encode()
-    pieces = blocks(path, size)
-    piece = next(pieces, b"")
-    if len(piece) < len(header) and header.startswith(piece):
-        return  # created, but its header not yet whole (a failed append): no entries
-    if not piece.startswith(header):
-        raise LogFormatError(f"expected the header '# Kairos log {day}'", 1)
-    piece = piece[len(header):]
+    pieces = _after_header(path, day, size)
+    piece = next(pieces, None)
+    if piece is None:
+        return
     line = 3
     for after in pieces:
         sentinel = after[:after.find(b"\n") + 1] if b"\n" in after else after + b"\n"
@@ -107,14 +121,10 @@ def iter_fast(path: str, day: str, size: int | None = None) -> Iterator[Fast | E
     :raises LogFormatError: as ``parse_day``.
     :raises UnicodeDecodeError: a piece is not UTF-8.
     """
-    header = file_header(day).encode()
-    pieces = blocks(path, size)
-    piece = next(pieces, b"")
-    if len(piece) < len(header) and header.startswith(piece):
+    pieces = _after_header(path, day, size)
+    piece = next(pieces, None)
+    if piece is None:
         return
-    if not piece.startswith(header):
-        raise LogFormatError(f"expected the header '# Kairos log {day}'", 1)
-    piece = piece[len(header):]
     line = 3
     for after in pieces:
         sentinel = after[:after.find(b"\n") + 1] if b"\n" in after else after + b"\n"

@@ -57,7 +57,14 @@ from kairos.domain.hashing import parse_time
 from kairos.domain.kinds import BASE_FIELDS, EventType
 from kairos.engine.sqlitefiles import read_only_uri
 from kairos.errors import KairosError
-from kairos.home import check_home, load_entry_key, load_settings, resolve_home, store_url
+from kairos.home import (
+    check_home,
+    day_files,
+    load_entry_key,
+    load_settings,
+    resolve_home,
+    store_url,
+)
 from kairos.ports import ReadResult
 
 # The read-model migrations whose tables this module reads as they are; a
@@ -67,7 +74,6 @@ MIGRATIONS = frozenset({"m001_initial", "m002_lighter_writes", "m003_faults_keys
                         "m004_search", "m005_scoped_terms"})
 # As kairos.engine.logread reads a day file's end: 4 KB, then 16 times more.
 END_CHUNK = 4096
-DAY_FILE = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
 # The log format's lines (kairos.domain.logformat, which needs the event classes).
 HEADER = re.compile(r"## (\d+) ([A-Za-z]+)")
 FIELD = re.compile(r"- ([a-z_]+)(?: \((json)\))?:(?: (.*))?")
@@ -160,26 +166,6 @@ def log_tail(root: str) -> tuple[int, str, Fields] | None:
         if last[0] > best[0]:
             best = last
     return best
-
-
-def day_files(root: str) -> list[tuple[str, str]]:
-    """Every day file as (day, path), as :meth:`LogMirror.day_files` finds them."""
-    found: list[tuple[str, str]] = []
-    if not os.path.isdir(root):
-        return found
-    for year in sorted(os.listdir(root)):
-        ydir = os.path.join(root, year)
-        if not (year.isdigit() and os.path.isdir(ydir)):
-            continue
-        for month in sorted(os.listdir(ydir)):
-            mdir = os.path.join(ydir, month)
-            if not (month.isdigit() and os.path.isdir(mdir)):
-                continue
-            for name in sorted(os.listdir(mdir)):
-                m = DAY_FILE.fullmatch(name)
-                if m and m.group(1) == year and m.group(2) == month:
-                    found.append((name[:-3], os.path.join(mdir, name)))
-    return found
 
 
 def last_entry(path: str, day: str) -> tuple[int, str, Fields] | None:

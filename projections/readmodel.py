@@ -44,7 +44,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import ExceptionContext
-from sqlalchemy.sql.expression import Insert, Select, Update
+from sqlalchemy.sql.expression import Delete, Insert, Select, Update
 
 from kairos.errors import storage_error
 from kairos.ports import FileRow, IndexRow
@@ -126,9 +126,14 @@ FileTuple = tuple[str, str, str, str, str, int, int, str]
 CompiledSQL = tuple[str, tuple[str, ...], dict[str, Any]]
 
 
-def _statements() -> dict[str, Insert | Update | Select[tuple[str]]]:
+def _statements() -> dict[str, Insert | Update | Delete | Select[Any]]:
+    """The follower's statements, made once: built anew per call, a select
+    costs SQLAlchemy more to construct and cache-key than SQLite to run."""
     key = (files_table.c.agent_id == bindparam("k_agent")) & (
         files_table.c.user_id == bindparam("k_user")) & (files_table.c.file == bindparam("k_file"))
+    lt = lines_table.c
+    line_key = (lt.agent_id == bindparam("k_agent")) & (lt.user_id == bindparam("k_user")) & (
+        lt.file == bindparam("k_file"))
     at_index = positions.c.name == "index"
     return {
         "insert_index": insert(index).values({c: bindparam(c) for c in ROW_COLUMNS}),
@@ -141,6 +146,8 @@ def _statements() -> dict[str, Insert | Update | Select[tuple[str]]]:
         "segments": select(files_table.c.segments).where(key),
         "insert_file": insert(files_table).values({c: bindparam(c) for c in FILE_COLUMNS}),
         "insert_line": insert(lines_table).values({c: bindparam(c) for c in LINE_COLUMNS}),
+        "lines": select(lt.id, lt.text, lt.sources, lt.position, lt.recorded_at).where(line_key),
+        "delete_lines": delete(lines_table).where(lt.id.in_(bindparam("ids", expanding=True))),
         "update_file": update(files_table).where(key).values(
             {c: bindparam(c) for c in FILE_COLUMNS[3:]}),
         "insert_key": insert(keys_table).values(
@@ -206,13 +213,12 @@ class Writer:
 
     def lines(self, agent: str, user: str, name: str) -> list[tuple[int, str, str, int, str]]:
         """A file's current lines: (id, text, sources, position, time)."""
-        t = lines_table.c
-        rows = self.conn.execute(select(t.id, t.text, t.sources, t.position, t.recorded_at).where(
-            (t.agent_id == agent) & (t.user_id == user) & (t.file == name))).all()
+        rows = self.conn.execute(STATEMENTS["lines"], {
+            "k_agent": agent, "k_user": user, "k_file": name}).all()
         return [(r.id, r.text, r.sources, r.position, r.recorded_at) for r in rows]
 
     def delete_lines(self, ids: Sequence[int]) -> None:
-        self.conn.execute(delete(lines_table).where(lines_table.c.id.in_(list(ids))))
+        self.conn.execute(STATEMENTS["delete_lines"], {"ids": list(ids)})
 
     def insert_lines(self, rows: Sequence[LineTuple]) -> None:
         # Through SQLAlchemy (not the bulk path's raw cursor): an error on

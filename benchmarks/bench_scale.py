@@ -18,7 +18,13 @@ Measures, in a fresh process for each run so that each Kairos is what runs:
   RSS of its process (``os.wait4``);
 * ``from-logs``: ``kairos rebuild --from-logs`` on a copy of the home's
   logs without its database (the copy is made outside the timing); events/s
-  counted from the store it restored.
+  counted from the store it restored;
+* ``write``: 500 durable appends over 20 pairs in a process that opened the
+  home (p50 / p99 latency, writes/s until the read side caught up; they
+  stay in the home);
+* ``read``: the ``kairos read`` command for one pair's file;
+* ``search``: 200 searches by words over 50 pairs, in process (p50 / p99);
+* ``disk``: the database and the logs, bytes per event.
 
 The seed writes whole streams per save and one catch-up (as
 ``bench_core.seed``), so a million events take minutes, not an hour.
@@ -44,6 +50,41 @@ t = time.perf_counter()
 m = Memory(sys.argv[1])
 m.close()
 print(time.perf_counter() - t)
+"""
+
+
+WORKER_WRITE = """
+import sys, time
+from kairos.memory import Memory
+m = Memory(sys.argv[1])
+lat = []
+t = time.perf_counter()
+for i in range(500):
+    w = time.perf_counter()
+    m.write("agent", "MEMORY.md", f"scale note {i}: likes item {i % 13}", user=f"u{i % 20}")
+    lat.append(time.perf_counter() - w)
+m.flush()
+rate = 500 / (time.perf_counter() - t)
+m.close()
+lat.sort()
+print(lat[250] * 1000, lat[495] * 1000, rate)
+"""
+
+WORKER_SEARCH = """
+import sys, time
+from kairos.agent.search import Search
+from kairos.memory import Memory
+m = Memory(sys.argv[1])
+search = Search(m.engine.search_index)  # by words: vectors are search_latency's (bench_search)
+search.search("agent", "likes item", user="u3")
+lat = []
+for n in range(200):
+    t = time.perf_counter()
+    search.search("agent", f"likes item {n % 13}", user=f"u{n % 50}")
+    lat.append(time.perf_counter() - t)
+m.close()
+lat.sort()
+print(lat[100] * 1000, lat[198] * 1000)
 """
 
 
@@ -112,6 +153,26 @@ def measure(what: str, python: str, home: str, scratch: str) -> str:
     if what == "open":
         wall, rss, out = run_child([python, "-c", WORKER_OPEN, home])
         return f"open {float(out):8.3f} s   rss {rss:6.0f} MB"
+    if what == "write":  # 500 durable appends over 20 pairs (they stay in the home)
+        wall, rss, out = run_child([python, "-c", WORKER_WRITE, home])
+        p50, p99, rate = (float(x) for x in out.split())
+        return f"write {p50:8.3f} ms p50   {p99:8.3f} ms p99   {rate:6.0f} writes/s   rss {rss:6.0f} MB"
+    if what == "read":  # the command, a file of one pair, now
+        wall, rss, _ = run_child([kairos_of(python), "--home", home, "read", "-a", "agent",
+                                  "-u", "u7", "-f", "MEMORY.md"])
+        return f"read {wall:8.3f} s   rss {rss:6.0f} MB"
+    if what == "search":  # in process, lexical, 200 searches over 50 pairs
+        wall, rss, out = run_child([python, "-c", WORKER_SEARCH, home])
+        p50, p99 = (float(x) for x in out.split())
+        return f"search {p50:8.3f} ms p50   {p99:8.3f} ms p99   rss {rss:6.0f} MB"
+    if what == "disk":  # bytes per million events: the database and the logs
+        n = stored_events(home)
+        db = sum(os.path.getsize(os.path.join(home, f)) for f in os.listdir(home)
+                 if f.startswith("kairos.db"))
+        logs = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(
+            os.path.join(home, "logs")) for f in fs)
+        return (f"disk {db / n:8.0f} B/event database   {logs / n:6.0f} B/event logs   "
+                f"({(db + logs) / n * 1e6 / 1e9:.2f} GB per million events)")
     if what in ("verify", "rebuild"):
         wall, rss, _ = run_child([kairos_of(python), "--home", home, what])
         return f"{what} {wall:8.2f} s   rss {rss:6.0f} MB"
@@ -164,7 +225,8 @@ def main() -> None:
     r = sub.add_parser("run")
     r.add_argument("--python", action="append", default=[])
     r.add_argument("--rounds", type=int, default=3)
-    r.add_argument("what", choices=["open", "verify", "rebuild", "from-logs"])
+    r.add_argument("what", choices=["open", "write", "read", "search", "disk", "verify",
+                                    "rebuild", "from-logs"])
     r.add_argument("homes", nargs="+")
     args = parser.parse_args()
     if args.cmd == "seed":

@@ -120,16 +120,6 @@ class Batch:
 class Indexer:
     """Applies recorded events to the read model."""
 
-    def apply(self, writer: Writer, recorded: Sequence[Applicable], where: Where,
-              *, expect: int) -> bool:
-        """Apply events that follow position ``expect``.
-
-        Returns False, applying nothing, when the read model is not at
-        ``expect`` (another process got there first: its rows are the same).
-        """
-        batch = self.plan(writer, recorded, where)
-        return batch is None or self.write(writer, batch, expect=expect)
-
     def plan(self, reader: Writer, recorded: Sequence[Applicable], where: Where
              ) -> Batch | None:
         """The rows a batch of events adds and changes, folded from what the

@@ -6,7 +6,7 @@ rewrites a file (a replace, a retraction, a dream's approval, a rollback)
 leaves every line whose text the file already held with the time it had:
 rewriting "Sam likes tea." into a new version of the file does not make it
 news.  The rule is applied event by event — by the read side as writes come
-(:meth:`kairos.projections.indexer.Indexer.apply`, whatever its batches) and
+(:meth:`kairos.projections.indexer.Indexer.plan`, whatever its batches) and
 by a rebuild (:meth:`~kairos.projections.indexer.Indexer.load`) alike — so
 the rows are a function of the events: a rebuild derives the rows the
 writes left (``tests/test_search_terms.py``).

@@ -88,6 +88,24 @@ def _after_header(path: str, day: str, size: int | None) -> Iterator[bytes]:
     yield from pieces
 
 
+def _with_sentinels(path: str, day: str, size: int | None
+                    ) -> Iterator[tuple[bytes, bytes | None, int]]:
+    """Each block of a day file after its header, with the first line of
+    the block after it (None for the last block: a parser reads up to that
+    line to know where the block's last entry ends) and the block's first
+    line number."""
+    pieces = _after_header(path, day, size)
+    piece = next(pieces, None)
+    if piece is None:
+        return
+    line = 3
+    for after in pieces:
+        yield piece, after[:after.find(b"\n") + 1] if b"\n" in after else after + b"\n", line
+        line += piece.count(b"\n")
+        piece = after
+    yield piece, None, line
+
+
 def iter_entries(path: str, day: str, size: int | None = None) -> Iterator[Entry]:
     """The entries of a day file (its first ``size`` bytes), parsed a block
     at a time: the entries :func:`kairos.domain.logformat.parse_day` gives,
@@ -97,18 +115,12 @@ def iter_entries(path: str, day: str, size: int | None = None) -> Iterator[Entry
     :raises LogFormatError: as ``parse_day``.
     :raises UnicodeDecodeError: a piece is not UTF-8.
     """
-    pieces = _after_header(path, day, size)
-    piece = next(pieces, None)
-    if piece is None:
-        return
-    line = 3
-    for after in pieces:
-        sentinel = after[:after.find(b"\n") + 1] if b"\n" in after else after + b"\n"
-        lines = piece.count(b"\n")
-        yield from parse_entries((piece + sentinel).decode("utf-8"), line, stop=lines)
-        line += lines
-        piece = after
-    yield from parse_entries(piece.decode("utf-8"), line)
+    for piece, sentinel, line in _with_sentinels(path, day, size):
+        if sentinel is None:
+            yield from parse_entries(piece.decode("utf-8"), line)
+        else:
+            yield from parse_entries((piece + sentinel).decode("utf-8"), line,
+                                     stop=piece.count(b"\n"))
 
 
 def iter_fast(path: str, day: str, size: int | None = None) -> Iterator[Fast | Entry]:
@@ -121,19 +133,13 @@ def iter_fast(path: str, day: str, size: int | None = None) -> Iterator[Fast | E
     :raises LogFormatError: as ``parse_day``.
     :raises UnicodeDecodeError: a piece is not UTF-8.
     """
-    pieces = _after_header(path, day, size)
-    piece = next(pieces, None)
-    if piece is None:
-        return
-    line = 3
-    for after in pieces:
-        sentinel = after[:after.find(b"\n") + 1] if b"\n" in after else after + b"\n"
-        text = (piece + sentinel).decode("utf-8")  # fails where iter_entries fails
-        follow = sentinel.decode("utf-8")
-        yield from _read_piece(text[:len(text) - len(follow)], follow, line)
-        line += piece.count(b"\n")
-        piece = after
-    yield from _read_piece(piece.decode("utf-8"), "", line)
+    for piece, sentinel, line in _with_sentinels(path, day, size):
+        if sentinel is None:
+            yield from _read_piece(piece.decode("utf-8"), "", line)
+        else:
+            text = (piece + sentinel).decode("utf-8")  # fails where iter_entries fails
+            follow = sentinel.decode("utf-8")
+            yield from _read_piece(text[:len(text) - len(follow)], follow, line)
 
 
 def _read_piece(text: str, sentinel: str, line: int) -> list[Fast | Entry]:

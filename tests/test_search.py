@@ -340,6 +340,9 @@ def ok(body: dict[str, Any]) -> tuple[int, Any, float]:
 
 def test_a_litellm_embedder_over_http_serves_search_and_its_failures_fall_back_to_lexical(
         home: Path, db_url: str, server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the background follower embedding what is written: an embedder
+    that answers serves search; one that fails never fails a write, and
+    search falls back to words and says why."""
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     m = home_with(home, db_url, f'embeddings = "openai/test-embed"\napi_base = "{server.api_base}"'
                                '\ntimeout = 1\nretry_after = 2')
@@ -355,12 +358,43 @@ def test_a_litellm_embedder_over_http_serves_search_and_its_failures_fall_back_t
         # An HTTP error: the write still succeeds; search says it fell back.
         server.replies = [lambda b: (500, {"error": {"message": "overloaded"}}, 0.0)] * 20
         m.write("ada", "MEMORY.md", "Sam moved to Bergen.", user="sam")
+        m.flush()
+        m.engine.embed()  # the follower's embedding round, waited for: it fails
         found = m.search("ada", "Bergen", user="sam")
         assert found.mode == "lexical" and "unavailable" in (found.note or "")
         assert texts(found) == ["Sam moved to Bergen."]
+    finally:
+        m.close()
+
+
+def test_a_failing_embedder_rests_and_a_timeout_bounds_the_search(
+        home: Path, db_url: str, server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a failure the embedder rests (no request, no wait) for
+    ``retry_after``; a hung server costs a search the ``timeout`` once; then
+    it is tried again.  No background thread here, so every request the
+    server sees is a search's own."""
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    home_with(home, db_url, f'embeddings = "openai/test-embed"\napi_base = "{server.api_base}"'
+                            '\ntimeout = 1\nretry_after = 2').close()
+    m = Memory(str(home), db_url, follow=False)
+    try:
+        server.replies = [ok] * 20
+        m.write("ada", "MEMORY.md", "Sam prefers window seats on flights.", user="sam")
+        m.write("ada", "MEMORY.md", "Sam's dentist is Dr. Berg.", user="sam")
+        assert m.search("ada", "window flights", user="sam").mode == "hybrid"
+        server.replies = [lambda b: (500, {"error": {"message": "overloaded"}}, 0.0)] * 20
+        m.write("ada", "MEMORY.md", "Sam moved to Bergen.", user="sam")
         asked = len(server.requests)
-        assert m.search("ada", "Bergen", user="sam").mode == "lexical"
-        assert len(server.requests) == asked  # resting: no request, no wait
+        found = m.search("ada", "Bergen", user="sam")
+        assert found.mode == "lexical" and "overloaded" in (found.note or "")
+        assert [r["input"] for r in server.requests[asked:]] == [["Bergen"]]
+        asked = len(server.requests)
+        t = time.monotonic()
+        again = m.search("ada", "Bergen", user="sam")
+        assert again.mode == "lexical" and "unavailable" in (again.note or "")
+        assert texts(again) == ["Sam moved to Bergen."]
+        assert len(server.requests) == asked  # resting: no request,
+        assert time.monotonic() - t < 1  # and no wait
         # A timeout: the setting (1 s) bounds the search — one request, no
         # retries behind it (litellm's would make it ~4.5 s) — then the same fallback.
         time.sleep(2.1)
@@ -379,6 +413,7 @@ def test_a_litellm_embedder_over_http_serves_search_and_its_failures_fall_back_t
         server.replies = [ok] * 20
         found = m.search("ada", "Bergen", user="sam")
         assert found.mode == "hybrid" and found[0].text == "Sam moved to Bergen."
+        assert ["Sam moved to Bergen."] in [r["input"] for r in server.requests[asked + 1:]]
     finally:
         m.close()
 

@@ -202,3 +202,28 @@ def test_any_text_is_read_fast_into_the_fields_hash_and_row_of_its_event(
         stored = _mapper.to_stored_event(parsed)
         assert fast_row(fast, _mapper.transcoder.encode)[2:] == (
             stored.originator_version, stored.topic, stored.state)
+
+
+def test_a_restore_into_a_lost_database_reports_one_line_per_table_not_a_row_each(
+        mem: Memory, home: Path, db_url: str) -> None:
+    """Every read-model row of a lost database is new after a restore: the
+    report says so in a line per table (a home of a million events would
+    otherwise print a million lines), and a read model emptied behind
+    Kairos's back is reported the same way by a plain rebuild."""
+    for i in range(30):
+        mem.write("ada", "MEMORY.md", f"fact {i}", user="sam" if i % 2 else "eve")
+    mem.close()
+    drop_database(home, db_url)
+    with Memory(str(home), db_url, recover=False) as m:
+        report = m.rebuild(from_logs=True)
+        last = m.engine.store.max_position()
+        assert report.rows == [
+            {"table": "memory_files", "status": "missing",
+             "row": "all 2 rows (the read model was empty)"},
+            {"table": "memory_index", "status": "missing",
+             "row": f"all {last} rows, positions 1-{last} (the read model was empty)"}]
+        assert m.rebuild().rows == []
+        with m.engine.readmodel.engine.begin() as conn:
+            conn.exec_driver_sql("DELETE FROM memory_index")
+        assert [r["row"] for r in m.rebuild().rows] == [
+            f"all {last} rows, positions 1-{last} (the read model was empty)"]

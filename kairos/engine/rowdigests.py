@@ -3,7 +3,9 @@
 Before the read model is dropped, a digest of every row is taken; after the
 rebuild, the new rows' digests are compared with them, and every row that
 differs (edited behind Kairos's back), is missing or should not have been
-there is named in the :class:`~kairos.engine.rebuild.RebuildReport`.
+there is named in the :class:`~kairos.engine.rebuild.RebuildReport` — or,
+when the read model held no rows at all (a lost database, a restore from
+the logs), one line per table says so instead of naming every row.
 
 ``memory_files`` has a row per file: its digests are kept in memory.
 ``memory_index`` has a row per event: its digests go to a temporary file,
@@ -75,6 +77,16 @@ def report_index_rows(report: RebuildReport, saved: BinaryIO, readmodel: ReadMod
     """Name every ``memory_index`` row the rebuild repaired, comparing the
     saved digests with the new rows' (``saved`` from its start)."""
     old, new = _saved(saved), index_digests(readmodel)
+    first = next(old, None)
+    if first is None:  # an empty read model (a lost database, a restore): one line, not a row each
+        blocks = [(b[0], b[-2], len(b) // 2) for b in new if len(b)]
+        if blocks:
+            count = sum(n for _, _, n in blocks)
+            report.rows.append({"table": "memory_index", "status": "missing", "row":
+                                f"all {count} rows, positions {blocks[0][0]}-{blocks[-1][1]} "
+                                "(the read model was empty)"})
+        return
+    old = chain([first], old)
     repaired: list[tuple[str, str]] = []
     for a in old:
         b = next(new, None)
@@ -111,6 +123,10 @@ def report_rows(report: RebuildReport, before: dict[tuple[str, str], int],
                 after: dict[tuple[str, str], int]) -> None:
     """Name every row the rebuild repaired: a row that differed (edited behind
     Kairos's back), was missing, or should not have been there."""
+    if not before and after:  # an empty read model: one line, not a row each
+        report.rows.append({"table": "memory_files", "status": "missing",
+                            "row": f"all {len(after)} rows (the read model was empty)"})
+        return
     for key in sorted(before.keys() | after.keys()):
         old, new = before.get(key), after.get(key)
         if old != new:

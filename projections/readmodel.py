@@ -437,6 +437,13 @@ class ReadModel:
                     select(index).where(index.c.position <= upto).order_by(index.c.position)):
                 yield cast(IndexRow, dict(r._mapping))
 
+    def index_span(self) -> tuple[int, int, int]:
+        """How many ``memory_index`` rows there are, and their first and last positions."""
+        with self.engine.connect() as conn:
+            n, low, high = conn.execute(select(func.count(), func.min(index.c.position),
+                                               func.max(index.c.position))).one()
+        return int(n), int(low or 0), int(high or 0)
+
     def index_values(self, batch: int = 4096) -> Iterator[list[tuple[Any, ...]]]:
         """Every ``memory_index`` row as a plain tuple of its values, in the
         table's column order, by position, ``batch`` rows at a time (a

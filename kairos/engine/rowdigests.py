@@ -76,17 +76,16 @@ def _pairs(blocks: Iterable[array[int]]) -> Iterator[tuple[int, int]]:
 def report_index_rows(report: RebuildReport, saved: BinaryIO, readmodel: ReadModel) -> None:
     """Name every ``memory_index`` row the rebuild repaired, comparing the
     saved digests with the new rows' (``saved`` from its start)."""
-    old, new = _saved(saved), index_digests(readmodel)
+    old = _saved(saved)
     first = next(old, None)
     if first is None:  # an empty read model (a lost database, a restore): one line, not a row each
-        blocks = [(b[0], b[-2], len(b) // 2) for b in new if len(b)]
-        if blocks:
-            count = sum(n for _, _, n in blocks)
+        count, low, high = readmodel.index_span()
+        if count:
             report.rows.append({"table": "memory_index", "status": "missing", "row":
-                                f"all {count} rows, positions {blocks[0][0]}-{blocks[-1][1]} "
+                                f"all {count} rows, positions {low}-{high} "
                                 "(the read model was empty)"})
         return
-    old = chain([first], old)
+    old, new = chain([first], old), index_digests(readmodel)
     repaired: list[tuple[str, str]] = []
     for a in old:
         b = next(new, None)

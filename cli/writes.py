@@ -248,23 +248,25 @@ def files_cmd(ctx: click.Context, as_json: bool) -> None:
 @click.option("--include-retracted", is_flag=True,
               help="The auditor's view: retracted writes too, marked.")
 @json_option
-@click.argument("query")
+@click.argument("query", nargs=-1, required=True)
 @click.pass_context
 @run
 def search(ctx: click.Context, agent: str, user: str | None, file: str | None,
            since: str | None, limit: int, include_retracted: bool, as_json: bool,
-           query: str) -> None:
+           query: tuple[str, ...]) -> None:
     """Search an agent's memory (and one pair's), best first.
 
     Words are matched stemmed, by prefix and as parts of compounds; with
     embeddings on ([search] in kairos.toml), by meaning too.  Each result
     says where it is: a current line, a topic file's line, or history.
+    The query may be quoted or not: its words are joined.
 
     \b
     Example:
         kairos search --agent ada --user sam "where does Sam work?"
+        kairos search --agent ada --user sam where does Sam work
         kairos search --agent ada --user sam --file MEMORY.md --since 2026-10-01 tea
     """
-    found = memory(ctx).search(agent, query, user=user, limit=limit, file=file, since=since,
-                               include_retracted=include_retracted)
+    found = memory(ctx).search(agent, " ".join(query), user=user, limit=limit, file=file,
+                               since=since, include_retracted=include_retracted)
     render.emit(found.to_dict()) if as_json else render.searched(found)

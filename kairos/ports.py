@@ -211,9 +211,37 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> Any: ...  # a (len(texts), dims) float32 array
 
 
+def text_key(text: str) -> str:
+    """What makes two documents the same text for search: case and spacing aside."""
+    return " ".join(text.casefold().split())
+
+
+def first_texts(docs: list[Doc], depth: int) -> list[Doc]:
+    """``docs`` (best first) up to their ``depth``-th distinct text (:func:`text_key`)."""
+    seen: set[str] = set()
+    out: list[Doc] = []
+    for d in docs:
+        key = text_key(d.text)
+        if key not in seen:
+            if len(seen) == depth:
+                continue
+            seen.add(key)
+        out.append(d)
+    return out
+
+
+def distinct_texts(docs: Iterable[Doc]) -> int:
+    return len({text_key(d.text) for d in docs})
+
+
 class SearchIndex(Protocol):
     """The search index of the read model, brought up to every acknowledged
-    write before each query.  Every method selects within ``scope`` in SQL."""
+    write before each query.  Every method selects within ``scope`` in SQL.
+
+    ``depth`` counts distinct texts (:func:`first_texts`): the documents of
+    one text (a line and the write it came from, a fact written again and
+    again) all come back but count once, so a repeated text cannot crowd
+    the others out of a ranking."""
 
     def now(self) -> SearchIndex:
         """This index brought up to every acknowledged write once, its

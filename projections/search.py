@@ -47,7 +47,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, TextClause, bindparam, text
 
-from kairos.ports import Doc, SearchScope
+from kairos.ports import Doc, SearchScope, distinct_texts, first_texts
 from kairos.projections import terms
 from kairos.projections.lines import scope_token, segment_lines
 
@@ -188,6 +188,25 @@ def _tsquery(words: Sequence[str]) -> str:
     return " | ".join(terms)
 
 
+def _accent_map() -> tuple[str, str]:
+    """The Latin letters with diacritics (Latin-1 and Latin Extended-A) and
+    their plain letters, for PostgreSQL's ``translate``: the substring
+    companion there finds "Zürich" for "zurich", as FTS5's
+    ``remove_diacritics`` does on SQLite."""
+    import unicodedata
+
+    accented, plain = [], []
+    for code in range(0xC0, 0x180):
+        base = unicodedata.normalize("NFKD", chr(code))[0]
+        if base != chr(code) and base.isascii() and base.isalpha():
+            accented.append(chr(code))
+            plain.append(base)
+    return "".join(accented), "".join(plain)
+
+
+ACCENTED, PLAIN = _accent_map()
+
+
 def grams(words: Sequence[str]) -> list[str]:
     """What the substring companion looks for: each word of four letters or
     more; the n-grams of a long word (the parts of a compound: Chorprobe →
@@ -305,7 +324,7 @@ class SearchQueries:
             else:
                 found = self._tsvector(conn, scope, words, depth)
         found.sort(key=_order)
-        return found[:depth]
+        return first_texts(found, depth)
 
     def _fts5(self, conn: Connection, scope: SearchScope, words: Sequence[str],
               depth: int) -> list[Doc]:
@@ -323,40 +342,48 @@ class SearchQueries:
                 "ORDER BY 2 LIMIT ?", (expression, want)).fetchall()
             # FTS5's bm25 is negative: more negative is better.
             found = self._passing(conn, scope, [(rowid, -s) for rowid, s in rows], depth)
-            if len(found) >= depth or len(rows) < want:
+            if distinct_texts(found) >= depth or len(rows) < want:
                 return found
             want *= 4
 
     def _passing(self, conn: Connection, scope: SearchScope, ranked: Sequence[tuple[int, float]],
                  depth: int) -> list[Doc]:
         """The documents of FTS rows, best first, with their scores: those
-        that pass the scope, until ``depth`` do."""
+        that pass the scope, until ``depth`` texts do."""
         out: list[Doc] = []
         for i in range(0, len(ranked), 200):
             chunk = ranked[i:i + 200]
             scores = {_key(rowid): score for rowid, score in chunk}
             docs = self._docs(conn, scope, scores, scores)
             out += [docs[key] for key in scores if key in docs]
-            if len(out) >= depth:
+            if distinct_texts(out) >= depth:
                 break
-        return out[:depth]
+        return first_texts(out, depth)
 
     def _tsvector(self, conn: Connection, scope: SearchScope, words: Sequence[str],
                   depth: int) -> list[Doc]:
+        """The best rows of history and of lines, asking for more while
+        repeated texts leave fewer than ``depth`` distinct ones."""
         params: dict[str, Any] = {"q": _tsquery(words), "depth": depth}
         history = _filters(scope, "i", params, lines=False)
         lines = _filters(scope, "l", params, lines=True)
-        h = conn.execute(text(
-            f"SELECT {_HISTORY_COLUMNS}, ts_rank_cd(to_tsvector('english', i.text), q) AS s "
-            "FROM memory_index i, to_tsquery('english', :q) q "
-            f"WHERE to_tsvector('english', i.text) @@ q AND {history} "
-            "ORDER BY s DESC LIMIT :depth"), params).all()
-        cur = conn.execute(text(
-            f"SELECT {_LINE_COLUMNS}, ts_rank_cd(to_tsvector('english', l.text), q) AS s "
-            "FROM memory_lines l, to_tsquery('english', :q) q "
-            f"WHERE to_tsvector('english', l.text) @@ q AND {lines} "
-            "ORDER BY s DESC LIMIT :depth"), params).all()
-        return [_history_doc(r, float(r.s)) for r in h] + [_line_doc(r, float(r.s)) for r in cur]
+        while True:
+            h = conn.execute(text(
+                f"SELECT {_HISTORY_COLUMNS}, ts_rank_cd(to_tsvector('english', i.text), q) AS s "
+                "FROM memory_index i, to_tsquery('english', :q) q "
+                f"WHERE to_tsvector('english', i.text) @@ q AND {history} "
+                "ORDER BY s DESC LIMIT :depth"), params).all()
+            cur = conn.execute(text(
+                f"SELECT {_LINE_COLUMNS}, ts_rank_cd(to_tsvector('english', l.text), q) AS s "
+                "FROM memory_lines l, to_tsquery('english', :q) q "
+                f"WHERE to_tsvector('english', l.text) @@ q AND {lines} "
+                "ORDER BY s DESC LIMIT :depth"), params).all()
+            found = ([_history_doc(r, float(r.s)) for r in h]
+                     + [_line_doc(r, float(r.s)) for r in cur])
+            if (distinct_texts(found) >= depth
+                    or (len(h) < params["depth"] and len(cur) < params["depth"])):
+                return found
+            params["depth"] *= 4
 
     def substring(self, scope: SearchScope, words: Sequence[str], depth: int) -> list[Doc]:
         """The companion ranking: documents by how many of the query's
@@ -372,17 +399,20 @@ class SearchQueries:
             return []
         if self.sqlite:
             return self._fts5_parts(scope, parts, depth)
-        params: dict[str, Any] = {"depth": depth}
+        params: dict[str, Any] = {"depth": 4 * depth}  # repeated texts: cut to depth below
         hits = []
         for n, g in enumerate(parts):
+            g = terms.plain(g)
             params[f"g{n}"] = "%" + g.replace("\\", "\\\\").replace("%", "\\%").replace(
                 "_", "\\_") + "%"
+        params["accented"], params["plain"] = ACCENTED, PLAIN
         found: list[Doc] = []
         with self.engine.connect() as conn:
             for alias, table, columns, make, lines in (
                     ("i", "memory_index", _HISTORY_COLUMNS, _history_doc, False),
                     ("l", "memory_lines", _LINE_COLUMNS, _line_doc, True)):
-                hits = [f"(CASE WHEN lower({alias}.text) LIKE :g{n} ESCAPE '\\' THEN 1 ELSE 0 END)"
+                folded = f"lower(translate({alias}.text, :accented, :plain))"
+                hits = [f"(CASE WHEN {folded} LIKE :g{n} ESCAPE '\\' THEN 1 ELSE 0 END)"
                         for n in range(len(parts))]
                 score = " + ".join(hits)
                 where = _filters(scope, alias, params, lines=lines)
@@ -392,7 +422,7 @@ class SearchQueries:
                     ), params).all()
                 found += [make(r, float(r.s)) for r in rows]
         found.sort(key=_order)
-        return found[:depth]
+        return first_texts(found, depth)
 
     def _fts5_parts(self, scope: SearchScope, parts: Sequence[str], depth: int) -> list[Doc]:
         """:meth:`substring` on SQLite: the scope's indexed words that hold

@@ -31,7 +31,14 @@ from typing import Any
 
 from sqlalchemy import Engine, and_, select, text
 
-from kairos.ports import Doc, Embedder, EmbedderUnavailable, SearchScope
+from kairos.ports import (
+    Doc,
+    Embedder,
+    EmbedderUnavailable,
+    SearchScope,
+    distinct_texts,
+    first_texts,
+)
 from kairos.projections.schema import lines_table, positions, vectors_table
 from kairos.projections.search import SearchQueries, applied
 
@@ -211,7 +218,7 @@ class Vectors:
         if not keys:
             return [], missing
         scores = np.concatenate(parts)  # the scores, not the matrix: no copy of 10 MB
-        top = min(len(scores), 5 * depth)  # the best, found without sorting them all
+        top = min(len(scores), 10 * depth)  # the best, found without sorting them all
         best = np.argpartition(-scores, top - 1)[:top] if top < len(scores) else np.arange(top)
         order = best[np.argsort(-scores[best], kind="stable")]
         out: list[Doc] = []
@@ -219,9 +226,9 @@ class Vectors:
             picked = {keys[i]: float(scores[i]) for i in order[start:start + depth]}
             found = self.queries.docs(scope, picked, picked)
             out += [found[k] for k in picked if k in found]
-            if len(out) >= depth or start >= 4 * depth:
+            if distinct_texts(out) >= depth or start >= 8 * depth:
                 break
-        return out[:depth], missing
+        return first_texts(out, depth), missing
 
     def _complete(self, matrix: _Matrix, embedder: Embedder) -> None:
         """Give a scope's matrix the vectors it lacks: from the cache, or

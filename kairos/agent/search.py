@@ -50,6 +50,8 @@ from kairos.ports import (
     SearchIndex,
     SearchResult,
     SearchScope,
+    distinct_texts,
+    text_key,
 )
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (k + rank)
@@ -62,18 +64,31 @@ SNIPPET = 300  # a history entry longer than this comes back as a snippet around
 MAX_LIMIT = 100
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 WORD = re.compile(r"\w+")
-# Words that carry no meaning of their own in a query, English and German:
-# dropped before matching (unless nothing else is left).
-STOP = frozenset("""
+# Words that carry no meaning of their own in a query, dropped before
+# matching (unless nothing else is left).  English ones always — but not
+# "may", "will" or "it", which are also a month, a name and a department.
+# German ones only in a query that reads as German (it holds one of
+# GERMAN_MARKS): "die", "hat", "war", "man", "mit" and "den" are English
+# words of their own ("Where is Sam's hat?").
+STOP_EN = frozenset("""
 a an the and or but of to in on at for from by with as is are was were be been being am do does did
-have has had i me my we our you your he him his she her it its they them their what which who whom
+have has had i me my we our you your he him his she her its they them their what which who whom
 whose when where why how this that these those there here not no any all some can could should would
-will shall may might must about into over under up than then so if just also very s t
+shall might must about into over under up than then so if just also very s t
+""".split())
+STOP_DE = frozenset("""
 der die das den dem des ein eine einen einem einer eines und oder aber ist sind war waren sein hat
 haben hatte wird werden wurde zu zum zur im am an auf aus bei mit nach von vor für über um wie was
 wer wann wo warum welche welcher welches sich nicht kein keine keinen noch nur auch es er sie ihr
 ihre ihren ihm ihn man mehr sehr so dass ob denn doch
 """.split())
+GERMAN_MARKS = frozenset("""
+der das dem des ein eine einen einem einer eines und oder aber ist sind waren haben hatte wird werden
+wurde zum zur auf bei nach für über wie wer wann wo warum welche welcher welches sich nicht kein keine
+keinen noch nur auch sie ihr ihre ihren ihm ihn sehr dass ob denn doch
+""".split())
+# Endings cut before comparing two results, and what replaces them.
+SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 
 
 def words_of(query: str) -> list[str]:
@@ -81,18 +96,39 @@ def words_of(query: str) -> list[str]:
     stop words are left), each once, in order."""
     folded = unicodedata.normalize("NFKC", query).casefold()
     found = [w for w in dict.fromkeys(WORD.findall(folded)) if w.strip("_")]
-    kept = [w for w in found if w not in STOP]
+    german = any(w in GERMAN_MARKS or any(c in "äöüß" for c in w) for w in found)
+    kept = [w for w in found if w not in STOP_EN and not (german and w in STOP_DE)]
     return kept or found
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.casefold().split())
+def _stem(word: str) -> str:
+    """A cheap stem for comparing two results: English endings cut
+    (:data:`SUFFIXES`, to a fixed point: meetings → meeting → meet; then
+    one final "e"), diacritics dropped, then the first five letters
+    (lives/lived/living, flies/flying, Kaffee/Kaffeemaschine, Zürich/Zurich)."""
+    w = _plain(word)
+    cut = True
+    while cut:
+        cut = False
+        for suffix, then in SUFFIXES:
+            if (w.endswith(suffix) and len(w) - len(suffix) + len(then) >= 3
+                    and not w.endswith("ss")):
+                w, cut = w[:-len(suffix)] + then, True
+                break
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    return w[:5]
+
+
+def _plain(word: str) -> str:
+    """A word case-folded, without diacritics."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word.casefold())
+                   if not unicodedata.combining(c))
 
 
 def _stems(text: str) -> set[str]:
-    """A document's words cut to five letters: a cheap stem for comparing two
-    results (moved/moves, Kaffee/Kaffeemaschine)."""
-    return {w[:5] for w in words_of(text)}
+    """A document's words, each by :func:`_stem`."""
+    return {_stem(w) for w in words_of(text)}
 
 
 class Search:
@@ -129,7 +165,7 @@ class Search:
                             include_retracted)
         index = self.index.now()  # one look at the store for the whole search
         rankings = [index.lexical(scope, words, DEPTH)]
-        if len(rankings[0]) < limit or CJK.search(query):
+        if distinct_texts(rankings[0]) < limit or CJK.search(query):
             rankings.append(index.substring(scope, words, DEPTH))
         mode, note = "lexical", None
         if self.embedder is not None:
@@ -161,13 +197,14 @@ class Search:
         for ranking in rankings:
             seen: set[str] = set()
             for rank, doc in enumerate(ranking):
-                key = _norm(doc.text)
+                key = text_key(doc.text)
                 kept = best.get(key)
                 if kept is None or (kept.kind, -kept.position) > (doc.kind, -doc.position):
                     best[key] = doc
                 if key not in seen:  # a text's best rank in this ranking counts
                     seen.add(key)
                     scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
+        superseded: set[str] = set()
         if any(d.kind == "history" for d in best.values()):
             current = {e for line in index.lines(SearchScope(scope.agent, scope.user))
                        for e in line.event_ids}
@@ -175,9 +212,11 @@ class Search:
                 if (doc.kind == "history" and doc.file is not None and doc.type == "MemoryWritten"
                         and doc.event_ids[0] not in current):
                     scores[key] *= SUPERSEDED
+                    superseded.add(key)
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
-        ranked = [(best[k], scores[k]) for k in order]
+        ranked = _below_replacements([(best[k], scores[k]) for k in order],
+                                     {id(best[k]) for k in superseded})
         return _replacements_first(ranked, words)
 
     @staticmethod
@@ -187,6 +226,27 @@ class Search:
             where = "topic"
         return SearchHit(_snippet(doc.text, words), doc.file, where, doc.recorded_at,
                          doc.event_ids, score, doc.retracted if auditor else None)
+
+
+def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int]
+                        ) -> list[tuple[Doc, float]]:
+    """Move each superseded write (a raw write its file no longer holds)
+    below the last newer current line of the same file found: whatever
+    its score — found by more rankings than its replacement, the old text
+    would otherwise outscore it.  It takes the score of the line it
+    follows, when that is lower, so the scores stay in order."""
+    out = list(ranked)
+    for doc, _ in ranked:
+        if id(doc) not in superseded:
+            continue
+        i = next(n for n, (d, _) in enumerate(out) if d is doc)
+        after = [n for n in range(i + 1, len(out)) if out[n][0].kind == "current"
+                 and out[n][0].file == doc.file and out[n][0].position > doc.position]
+        if after:
+            j = after[-1]
+            moved = out.pop(i)
+            out.insert(j, (moved[0], min(moved[1], out[j - 1][1])))
+    return out
 
 
 def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
@@ -200,7 +260,7 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
     passes, so the scores stay in order."""
     top = list(ranked[:depth])
     stems = [_stems(d.text) for d, _ in top]
-    asked = {w[:5] for w in words}
+    asked = {_stem(w) for w in words}
     topic = {s for s in asked if sum(s in found for found in stems) <= max(2, len(top) // COMMON)}
     for j in range(1, len(top)):
         new, new_stems = top[j][0], stems[j]
@@ -218,25 +278,36 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
 def _same_subject(old: set[str], new: set[str], topic: set[str]) -> bool:
     """Whether a newer result is about what an older one was: they say
     nearly the same (word overlap ≥ :data:`REPLACES`); or the newer holds
-    every topic word of the query the older holds, and they share a word
-    besides ("Tom's day rate is £450" → "Tom raised his day rate to £500"),
-    so that one word in common ("phone" in "the vet's phone number" and
-    "Sam's phone is an iPhone 13") is not enough."""
+    every topic word of the query the older holds, and they share another
+    word too ("Tom's day rate is £450" → "Tom raised his day rate to £500";
+    "Sam lives in Oslo" → "Sam now lives in Bergen", where with two results
+    the name, in both, counts as a topic word), so that one word in common
+    ("phone" in "the vet's phone number" and "Sam's phone is an iPhone 13")
+    is not enough."""
     if len(old & new) / len(old | new) >= REPLACES:
         return True
     asked = topic & old
-    return bool(asked) and asked <= new and bool((old & new) - topic)
+    return bool(asked) and asked <= new and len(old & new) >= 2
 
 
 def _snippet(text: str, words: list[str]) -> str:
-    """A long history entry: the window around its first matching word."""
+    """A long history entry: the window around its first word that matches
+    the query — the same word, another form of it ("meetings" for
+    "meeting"), without its accents ("Zurich" for "Zürich"), or a compound
+    that holds it ("Zahnarzttermin" for "zahnarzt")."""
     if len(text) <= SNIPPET:
         return text
-    low = text.casefold()
-    at = min((i for i in (low.find(w) for w in words) if i >= 0), default=0)
+    wanted = [(_plain(w), _stem(w)) for w in words]
+    at = next((m.start() for m in WORD.finditer(text)
+               if _matches(_plain(m.group()), wanted)), 0)
     start = max(0, min(at - SNIPPET // 3, len(text) - SNIPPET))
     cut = text[start:start + SNIPPET - 2]
     return ("…" if start else "") + cut + ("…" if start + len(cut) < len(text) else "")
+
+
+def _matches(token: str, wanted: list[tuple[str, str]]) -> bool:
+    stem = _stem(token)
+    return any(token == w or stem == s or (len(w) >= 4 and w in token) for w, s in wanted)
 
 
 __all__ = ["Search", "words_of"]

@@ -233,6 +233,42 @@ def test_a_draft_citing_what_is_not_ours_is_refused(mem: Memory, bad: str) -> No
     assert refusal["text"].startswith("form")
 
 
+def test_a_pointer_to_a_topic_file_the_draft_leaves_as_it_is_passes_the_guards(
+        mem: Memory) -> None:
+    """Found by a QA pass: the rules' own pointer ("More in topics/archive.md
+    and the files after it.") was refused when only the next archive file
+    changed that night, and the pair's dream stayed stuck for weeks.  A
+    pointer to a file neither the draft nor the pair has is still refused."""
+    tea = mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam").event_id
+    lars = mem.write("ada", "MEMORY.md", "Sam had a call with Lars on 3 May 2026.",
+                     user="sam").event_id
+
+    def first(c: Context) -> Draft:
+        return Draft(files={"MEMORY.md": [("Sam likes tea.", [tea]),
+                                          ("More in topics/archive.md.", [lars])],
+                            "topics/archive.md": [("Sam had a call with Lars on 3 May 2026.",
+                                                   [lars])]})
+
+    outcome = mem.dreams.dream("ada", "sam", distiller=Scripted(first), force=True)
+    mem.dreams.approve(outcome.dream_id, "alice")
+    nora = mem.write("ada", "MEMORY.md", "Sam had a call with Nora on 4 May 2026.",
+                     user="sam").event_id
+
+    def pointing(to: str) -> Scripted:
+        return Scripted(lambda c: Draft(files={
+            "MEMORY.md": [("Sam likes tea.", [tea]),
+                          (f"More in {to} and the files after it.", [lars, nora])],
+            "topics/archive-2.md": [("Sam had a call with Nora on 4 May 2026.", [nora])]}))
+
+    with pytest.raises(GuardFailed, match="nowhere.md"):
+        mem.dreams.dream("ada", "sam", distiller=pointing("topics/nowhere.md"), force=True)
+    outcome = mem.dreams.dream("ada", "sam", distiller=pointing("topics/archive.md"), force=True)
+    assert outcome.status == "proposed"
+    mem.dreams.approve(outcome.dream_id, "alice")
+    assert mem.read("ada", "topics/archive.md", user="sam").content == (
+        "Sam had a call with Lars on 3 May 2026.\n")
+
+
 # -- review and versions ----------------------------------------------------------------------
 def dreamed(mem: Memory) -> str:
     mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")

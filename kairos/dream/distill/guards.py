@@ -187,8 +187,10 @@ def _meaning(files: dict[str, list[tuple[str, list[str]]]], context: Context) ->
             if (text, tuple(sources)) in before or not context.sources:
                 continue  # unchanged, or a hand-made context without the sources
             match = POINTER.match(text)
-            if match and match.group(1) in files:
-                continue  # "More in topics/x.md.": a pointer to a file of this draft
+            if match and (match.group(1) in files or match.group(1) in context.files):
+                # "More in topics/x.md.": a pointer to a file of this draft, or
+                # to one the pair has that the draft leaves as it is.
+                continue
             cited = _faithful_sources(sources, context)
             if not cited:
                 continue

@@ -90,6 +90,22 @@ TIME = [
     # words in a title are not time
     ("Kim finished reading 'Tomorrow, and Tomorrow, and Tomorrow'.", "2026-03-14T14:00Z",
      "2026-04-01T02:00Z", None, "Kim finished reading 'Tomorrow, and Tomorrow, and Tomorrow'."),
+    # the past tense goes to the clause of the date, not the line's first verb (a QA pass:
+    # durable facts had turned past, "Sam was allergic to penicillin")
+    ("Sam is allergic to penicillin (confirmed by the GP in January).", "2026-01-10T09:01Z",
+     "2026-02-15T02:00Z", None, "Sam is allergic to penicillin (confirmed by the GP in January 2026)."),
+    ("Sam lives in Oslo and has a dentist appointment tomorrow.", "2026-01-10T09:02Z",
+     "2026-02-15T02:00Z", None, "Sam lives in Oslo and had a dentist appointment on 11 January 2026."),
+    ("Sam has a flat in Oslo and visits Rome next week.", "2026-01-10T09:03Z", "2026-02-15T02:00Z",
+     None, "Sam has a flat in Oslo and visited Rome in the week of 12 January 2026."),
+    ("Sam's tax return is due in 3 weeks.", "2026-01-10T09:04Z", "2026-02-15T02:00Z", None,
+     "Sam's tax return was due in the week of 26 January 2026."),
+    ("Sam likes tea and is flying to Rome tomorrow.", "2026-01-10T09:04Z", "2026-02-15T02:00Z", None,
+     "Sam likes tea and flew to Rome on 11 January 2026."),
+    ("Sam and Kim are flying to Rome tomorrow.", "2026-01-10T09:04Z", "2026-02-15T02:00Z", None,
+     "Sam and Kim flew to Rome on 11 January 2026."),
+    ("Sam works at Acme and starts a course next week.", "2026-01-10T09:04Z", "2026-02-15T02:00Z",
+     None, "Sam works at Acme and started a course in the week of 12 January 2026."),
 ]
 
 

@@ -18,17 +18,34 @@ _AUX_PAST_EN = {"was", "were", "had", "did"}
 _AUX_EN = {"is", "are", "am", "was", "were", "has", "have", "had", "will", "does", "do", "did",
            "'s", "'re", "can", "could", "would", "should", "must", "may", "might"}
 _PARTICIPLE_DE = re.compile(r"^\w{0,7}ge\w{2,}(?:t|en)$|^\w{3,}iert$")
-_CLAUSE = re.compile(r"[;:!?]|\.(?:\s|$)|,\s+(?:but|and|sondern|aber|und|so)\b|\s+(?:but|sondern)\s")
+_CLAUSE = re.compile(r"[;:!?()]|\.(?:\s|$)|,\s+(?:but|and|sondern|aber|und|so)\b"
+                     r"|\s+(?:but|sondern)\s")
+_AND = re.compile(r"\s+(?=(?:and|und)\s+([\w'’-]+))", re.IGNORECASE)
 _TOKEN = re.compile(r"[\w'’-]+")
 
 
 def _clauses(text: str) -> list[tuple[int, int]]:
+    """The clauses of a line: cut at punctuation, parentheses and "but",
+    and at "and" before a verb ("Sam lives in Oslo | and has an appointment
+    tomorrow": the date is the second clause's alone)."""
     spans, start = [], 0
     for m in _CLAUSE.finditer(text):
         spans.append((start, m.start()))
         start = m.end()
     spans.append((start, len(text)))
-    return [(a, b) for a, b in spans if text[a:b].strip()]
+    out = []
+    for a, b in spans:
+        for m in _AND.finditer(text, a, b):
+            if _is_verb(m.group(1)):
+                out.append((a, m.start()))
+                a = m.end()  # the clause keeps its "and": its verb is not its first word
+        out.append((a, b))
+    return [(a, b) for a, b in out if text[a:b].strip()]
+
+
+def _is_verb(word: str) -> bool:
+    w = word.lower().replace("’", "'")
+    return w in _AUX_EN or (w in EN_VERB_FORMS and EN_VERB_FORMS[w] != w) or w in PAST_DE
 
 
 def clause_of(text: str, pos: int) -> tuple[int, int]:
@@ -46,6 +63,8 @@ def _finite_en(tokens: list[re.Match[str]]) -> int | None:
             continue
         if w in _AUX_EN:
             return i
+        if i + 1 < len(tokens) and tokens[i + 1].group(0).lower() in _AUX_EN:
+            continue  # "Sam's tax return is due": the noun before the verb
         prev = tokens[i - 1].group(0).lower() if i else ""
         if prev.endswith(("'s", "s'", "’s")) or prev in ("a", "an", "the", "my", "his", "her", "their",
                                                          "our", "your", "its"):

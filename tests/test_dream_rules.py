@@ -270,6 +270,18 @@ def test_the_same_units_and_night_give_the_same_files() -> None:
 
 
 MORE_UPDATES = [
+    # found by a QA pass: one verb in common, a relative and its owner, two named relatives
+    ("Sam plays the cello.", "Sam stopped playing tennis.", "coexist"),
+    ("Sam plays tennis.", "Sam stopped playing tennis.", "update"),
+    ("Sam's son is vegetarian.", "Sam is no longer vegetarian.", "coexist"),
+    ("Sam is vegetarian.", "Sam is no longer vegetarian.", "update"),
+    ("Sam smokes.", "Sam no longer smokes.", "update"),
+    ("Sam drinks coffee.", "Sam no longer drinks coffee.", "update"),
+    ("Sam's brother Tom lives in Oslo.", "Sam's brother Jon lives in Bergen.", "coexist"),
+    ("Sam's sister Kim lives in Oslo.", "Sam's sister Ida lives in Bergen.", "coexist"),
+    ("Sam's brother Tom lives in Oslo.", "Tom moved to Bergen.", "update"),
+    ("Mia's blood type is A+.", "Mia is left-handed.", "coexist"),
+    ("Mia's car is a Golf.", "Mia sold her Golf.", "update"),
     ("Mia works remotely for Spotify.", "Mia now works for Klarna.", "update"),
     ("Mia has a cat called Luna.", "Mia's cat Luna died last week.", "update"),
     ("Mia's dog is a beagle.", "Mia's dog passed away.", "update"),

@@ -28,12 +28,23 @@ from kairos.dream.distill.claims import Claim, claims_of
 from kairos.dream.distill.lexicon import (
     DURABLE_ATTRIBUTES,
     GONE,
+    PERSON_NOUNS,
 )
 from kairos.dream.distill.words import stem
 
 
 def _same_subject(a: Claim, b: Claim) -> bool:
-    return bool(a.subjects & b.subjects)
+    """Whether two claims share a subject — but two relatives each named
+    ("Sam's brother Tom", "Sam's brother Jon") are two people."""
+    shared = a.subjects & b.subjects
+    if not shared:
+        return False
+    names_a, names_b = _names(a.subjects), _names(b.subjects)
+    return not (names_a and names_b and not names_a & names_b and shared.isdisjoint(names_a))
+
+
+def _names(subjects: frozenset[str]) -> set[str]:
+    return {s for s in subjects if " " not in s and "'" not in s and "’" not in s}
 
 
 def _overlap(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> bool:
@@ -83,7 +94,19 @@ def decide(older: Claim, newer: Claim) -> bool:
     # A negation of what the older said: "no longer drinks coffee", "sold her Golf", "quit smoking".
     if newer.negated and not older.negated and not newer.dated_past:
         heads = frozenset(stem(w) for s in older.subjects if "'s " in s for w in s.split("'s ", 1)[1].split())
-        if _overlap(o_all, n_neg) or (owned and _overlap(heads, n_neg)):
+        # On what the two say besides their verbs ("plays the cello" is not
+        # ended by "stopped playing tennis"), or on the verb when either has
+        # nothing besides ("smokes" -> "no longer smokes").
+        o_obj = o_all - {older.verb}
+        n_obj_neg = n_neg - {older.verb, newer.verb}
+        said = (_overlap(o_obj, n_obj_neg) if o_obj and n_obj_neg
+                else older.verb not in _EMPTY_VERBS and older.verb == newer.verb)
+        # A fact about a relative ("Sam's son is vegetarian") is not ended by
+        # one about the owner ("Sam is no longer vegetarian"); one about a
+        # thing the owner has ("Mia's car is a Golf" -> "Mia sold her Golf") is.
+        person = any(w in PERSON_NOUNS for s in older.subjects if "'s " in s
+                     for w in s.split("'s ", 1)[1].split())
+        if (said and (same or (owned and not person))) or (owned and _overlap(heads, n_neg)):
             return True
     # A reversal of a negation: "doesn't drink alcohol" -> "drinks wine again".
     if older.negated and not newer.negated and same and older.verb and (
@@ -114,6 +137,8 @@ def decide(older: Claim, newer: Claim) -> bool:
     return False
 
 
+# Verbs that say nothing by themselves: two claims do not meet on them alone.
+_EMPTY_VERBS = frozenset({"", "be", "hav", "have", "ha", "do", "get", "sein", "hab", "haben"})
 # What one uses or consumes: "drinks oat lattes" -> "switched to flat whites".
 _USE_VERBS = frozenset({"us", "use", "drink", "eat", "nutz", "trink", "ess", "verwend"})
 

@@ -106,6 +106,23 @@ TIME = [
      "Sam and Kim flew to Rome on 11 January 2026."),
     ("Sam works at Acme and starts a course next week.", "2026-01-10T09:04Z", "2026-02-15T02:00Z",
      None, "Sam works at Acme and started a course in the week of 12 January 2026."),
+    # "Friday the 13th", 29 February without a year, a birth date (a QA pass)
+    ("Sam arrives on Friday the 13th.", "2026-11-01T10:00Z", "2026-11-02T02:00Z", None,
+     "Sam arrives on 13 November 2026."),
+    ("Sam arrives on Friday the 13th.", "2026-11-01T10:00Z", "2026-12-02T02:00Z", None,
+     "Sam arrived on 13 November 2026."),
+    ("The party is on 29 February.", "2026-03-01T10:00Z", "2026-03-02T02:00Z", None,
+     "The party is on 29 February 2028."),
+    ("The party is on 29 February.", "2027-01-05T10:00Z", "2027-01-06T02:00Z", None,
+     "The party is on 29 February 2028."),
+    ("Sam was born on 3 March.", "2026-03-05T10:00Z", "2026-03-06T02:00Z", None,
+     "Sam was born on 3 March."),
+    ("Sam was born on 29 February.", "2026-03-05T10:00Z", "2026-03-06T02:00Z", None,
+     "Sam was born on 29 February."),
+    ("Lena ist am 3. März geboren.", "2026-03-05T10:00Z", "2026-03-06T02:00Z", None,
+     "Lena ist am 3. März geboren."),
+    ("Sam's baby was born yesterday.", "2026-03-05T10:00Z", "2026-03-06T02:00Z", None,
+     "Sam's baby was born on 4 March 2026."),
 ]
 
 
@@ -171,7 +188,12 @@ SAME = [("Mia runs 5 km every morning.", "Mia runs 5km every morning."),
          "Mia's dentist appointment is on Tuesday 5 May 2026 at 10:00.")]
 DIFFERENT = [("Mia is allergic to penicillin.", "Mia is not allergic to penicillin."),
              ("Mia runs 5 km every morning.", "Mia runs 10 km every morning."),
-             ("Mia lives in Berlin.", "Mia's sister lives in Berlin.")]
+             ("Mia lives in Berlin.", "Mia's sister lives in Berlin."),
+             # the same words in another order (a QA pass found these merged)
+             ("Sam owes Kim 200 euros.", "Kim owes Sam 200 euros."),
+             ("Sam's son is 5 and his daughter is 7.", "Sam's son is 7 and his daughter is 5."),
+             ("Sam prefers tea over coffee.", "Sam prefers coffee over tea."),
+             ("Mia sends Jonas the report.", "Jonas sends Mia the report.")]
 
 
 @pytest.mark.parametrize(("a", "b"), SAME)
@@ -247,6 +269,45 @@ def test_an_update_wins_and_retracting_it_brings_the_older_fact_back() -> None:
     plan = derive([old, new], {}, settings)
     assert lines(plan.files) == ["Mia moved to Hamburg."]
     assert lines(derive([old], {}, settings).files) == ["Mia lives in Berlin."]  # w2 retracted
+
+
+def test_two_events_on_different_days_are_two_events() -> None:
+    """Found by a QA pass: a run a week after another, or a review with
+    someone else, superseded the first, which then never reached the
+    archive.  A change said in words still updates."""
+    units = [unit(1, "Sam's sprint review with Ingrid is next Wednesday at 10:00.", "2026-05-04T09:00Z"),
+             unit(2, "Sam ran 20 km on Sunday.", "2026-05-11T09:00Z"),
+             unit(3, "Sam ran 9 km on Sunday.", "2026-05-18T09:00Z"),
+             unit(4, "Sam's sprint review with Tomas is next Monday at 10:00.", "2026-05-25T09:00Z"),
+             unit(5, "Sam's dentist appointment is on 3 June at 09:00.", "2026-05-25T09:01Z"),
+             unit(6, "Sam's dentist appointment moved to 5 June at 09:00.", "2026-05-26T09:00Z")]
+    plan = derive(units, {}, Settings(at("2026-05-27T02:00Z"), when.zone(None)))
+    assert lines(plan.files) == [
+        "Sam's sprint review with Ingrid was on 13 May 2026 at 10:00.",
+        "Sam ran 20 km on 10 May 2026.", "Sam ran 9 km on 17 May 2026.",
+        "Sam's sprint review with Tomas is on 1 June 2026 at 10:00.",
+        "Sam's dentist appointment moved to 5 June 2026 at 09:00."]
+    later = derive(units, {}, Settings(at("2026-08-01T02:00Z"), when.zone(None)))
+    assert lines(later.files, "topics/archive.md") == [
+        "Sam's sprint review with Ingrid was on 13 May 2026 at 10:00.",
+        "Sam's sprint review with Tomas was on 1 June 2026 at 10:00.",
+        "Sam's dentist appointment moved to 5 June 2026 at 09:00."]
+
+
+def test_a_profile_over_its_hard_limit_moves_time_bound_lines_out() -> None:
+    """Found by a QA pass: dates written out in full took USER.md over its
+    2000 characters, and the guards refused the dream every night."""
+    durable = ["Name: Sam Keller", "Sam is allergic to penicillin.", "Sam's partner is called Alex."]
+    units = [unit(i, t, "2026-03-02T10:00Z", "USER.md") for i, t in enumerate(durable)]
+    units += [unit(10 + i, f"Sam has a physio session with therapist number {i} tomorrow.",
+                   f"2026-03-02T11:{i:02d}Z", "USER.md") for i in range(40)]
+    settings = Settings(at("2026-03-03T01:00Z"), when.zone(None), limits={"USER.md": 2000})
+    plan = derive(units, {}, settings)
+    profile = lines(plan.files, "USER.md")
+    assert len("\n".join(profile)) <= 2000 and profile[:3] == durable
+    moved = lines(plan.files, "MEMORY.md")
+    assert len(profile) + len(moved) == 43  # moved, not lost
+    assert all("physio" in t for t in moved)
 
 
 def test_a_plan_still_ahead_does_not_undo_where_one_lives() -> None:

@@ -212,6 +212,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             if ot.end and ot.end >= today and not ot.written_past and not newer.timed.dated and \
                     not any(c.negated for c in newer.claims):
                 continue  # a plan still ahead is not undone by a statement of how things are
+            if _two_events(older, newer):
+                continue
             if any(slots.decide(o, n) for o in older.claims for n in newer.claims):
                 older.superseded_by = newer
     for f in ordered:  # chains: what replaced it is what is live now
@@ -220,6 +222,31 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                 id(f.superseded_by) not in seen:
             seen.add(id(f.superseded_by))
             f.superseded_by = f.superseded_by.superseded_by
+
+
+_CAPITALIZED = re.compile(r"(?<!^)(?<![.!?] )\b[A-ZÄÖÜ][\w'’-]+")
+_CALENDAR = frozenset(when.MONTHS_EN + when.MONTHS_DE + when.WEEKDAYS_EN + when.WEEKDAYS_DE)
+
+
+def _two_events(older: Fact, newer: Fact) -> bool:
+    """Whether two dated lines on different days are two events, not one
+    corrected: both happened ("ran 20 km on Sunday", "ran 9 km on Sunday",
+    a week apart), or they name other people or places ("the sprint review
+    with Ingrid" and "with Tomas").  A change said in words ("moved to",
+    "no longer") still makes the newer an update."""
+    ot, nt = older.timed, newer.timed
+    if not (ot.dates and nt.dates) or ot.dates & nt.dates:
+        return False
+    if any(c.change or c.negated for c in newer.claims):
+        return False
+    if ot.written_past and nt.written_past:
+        return True
+    return _names(older.unit.text) != _names(newer.unit.text)
+
+
+def _names(text: str) -> set[str]:
+    """The capitalized words of a line but its first and the calendar's."""
+    return {w for w in _CAPITALIZED.findall(text) if w not in _CALENDAR}
 
 
 def _merge(live: list[Fact]) -> list[list[Fact]]:
@@ -304,6 +331,7 @@ def derive(units: list[Unit], current: dict[str, list[tuple[str, tuple[str, ...]
                 (today - when.local_day(ln.head.unit.written, settings.tz)).days > settings.ttl_days:
             ln.file = ARCHIVE
             archived.append(ln)
+    archived += _fit_user(lines, settings)
     moved = _fit(lines, settings)
     files: dict[str, list[Line]] = {}
     for ln in sorted(lines, key=lambda ln: ln.first):
@@ -341,6 +369,42 @@ def derive(units: list[Unit], current: dict[str, list[tuple[str, tuple[str, ...]
     return Plan({name: lines_ for name, lines_ in out.items()}, dropped, report)
 
 
+def _rank(ln: Line, today: Any) -> tuple[int, Any]:
+    """Which lines leave a full file first: time-bound ones that are over,
+    then notes, then time-bound ones by their date, durable facts last."""
+    t, cls = ln.head.timed, ln.head.kind.cls
+    if cls == facts.TIME_BOUND and t.over:
+        return (0, ln.first)
+    if cls == facts.NOTE:
+        return (1, ln.first)
+    if cls == facts.TIME_BOUND:
+        return (2, (t.end or today, ln.first))
+    return (3, ln.first)
+
+
+def _fit_user(lines: list[Line], settings: Settings) -> list[Line]:
+    """USER.md has a hard limit: while over it, move its lines out — what is
+    over to the archive, the rest to MEMORY.md (which makes room by theme
+    in turn), in :func:`_rank`'s order.  (Dates written out in full make a
+    line longer: a profile near its limit would otherwise be refused by the
+    guards night after night.)  Returns the lines archived."""
+    limit = settings.limits.get("USER.md", 2000)
+    profile = [ln for ln in lines if ln.file == "USER.md"]
+    if _size(profile) <= limit:
+        return []
+    today = when.local_day(settings.now, settings.tz)
+    archived = []
+    for ln in sorted(profile, key=lambda ln: _rank(ln, today)):
+        if _size([x for x in profile if x.file == "USER.md"]) <= limit:
+            break
+        if _rank(ln, today)[0] == 0:
+            ln.file = ARCHIVE
+            archived.append(ln)
+        else:
+            ln.file = "MEMORY.md"
+    return archived
+
+
 def _fit(lines: list[Line], settings: Settings) -> list[Line]:
     """Move lines out of MEMORY.md by theme until it fits (pointers included)."""
     limit = settings.limits.get("MEMORY.md", 5000)
@@ -350,14 +414,7 @@ def _fit(lines: list[Line], settings: Settings) -> list[Line]:
     today = when.local_day(settings.now, settings.tz)
 
     def rank(ln: Line) -> tuple[int, Any]:
-        t, cls = ln.head.timed, ln.head.kind.cls
-        if cls == facts.TIME_BOUND and t.over:
-            return (0, ln.first)
-        if cls == facts.NOTE:
-            return (1, ln.first)
-        if cls == facts.TIME_BOUND:
-            return (2, (t.end or today, ln.first))
-        return (3, ln.first)
+        return _rank(ln, today)
 
     moved: list[Line] = []
     themes: set[str] = set()

@@ -118,7 +118,11 @@ def same_fact(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
         return False
     # Nearly the same words, and what differs carries no content ("prefers tea over
     # coffee" / "prefers tea to coffee"): a content word that differs is another fact.
-    return len(sa & sb) / len(sa | sb) >= 0.85 and (sa ^ sb) <= STOP
+    # And the words they share come in the same order: "Sam owes Kim 200 euros" is not
+    # "Kim owes Sam 200 euros", nor "son is 5 and daughter is 7" the other way round.
+    return (len(sa & sb) / len(sa | sb) >= 0.85 and (sa ^ sb) <= STOP
+            and [w for w in a if w in sb and w not in STOP] == [w for w in b if w in sa
+                                                                  and w not in STOP])
 
 
 def more_informative(a: str, b: str) -> bool:

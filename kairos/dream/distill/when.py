@@ -82,6 +82,7 @@ ANNUAL = re.compile(
     r"\b(?:birthday|anniversary|name day|Geburtstag|Hochzeitstag|Jahrestag|Namenstag)\b"
     r"(?!\s*(?:party|parties|dinner|lunch|trip|celebration|present|gift|cake|Feier|Party|Essen"
     r"|Geschenk|Reise))", re.I)
+BORN = re.compile(r"\b(?:born|geboren)\b", re.I)
 # Undated but time-bound: true now, not for good.
 CURRENTLY = re.compile(r"\b(?:currently|at the moment|right now|for now|these days|temporarily"
                        r"|zurzeit|derzeit|gerade|momentan|im Moment|vorübergehend)\b", re.I)
@@ -344,6 +345,19 @@ def _today(m: re.Match[str], d: date, past: bool) -> Mention:
     return _day(m, d, "en", part=part)
 
 
+@R.add(rf"\b(?:on )?({_WD_EN}),? the (\d{{1,2}})(?:st|nd|rd|th)\b")
+def _weekday_the_nth(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    """"Friday the 13th": the nearest such day ahead (behind, in the past tense)."""
+    target, n = WEEKDAYS_EN.index(m.group(1)), int(m.group(2))
+    step = -1 if past else 1
+    for k in range(0, 40):
+        year, month = _add_months(d.year, d.month, step * k)
+        day = _safe_date(year, month, n)
+        if day is not None and day.weekday() == target and (day <= d if past else day >= d):
+            return _day(m, day, "en")
+    return None
+
+
 @R.add(rf"\b(?:(next|this coming|this|last|on) )?({_WD_EN})\b(?!,? ?\d)")
 def _weekday(m: re.Match[str], d: date, past: bool) -> Mention | None:
     which = (m.group(1) or "").lower()
@@ -488,8 +502,18 @@ def _year_for(d: date, month: int, day: int, past: bool) -> int:
 def _day_month(m: re.Match[str], d: date, past: bool, month: int, day: int, lang: str,
                joint: str) -> Mention | None:
     """A day of a month, in the year the tense points to; shown as written
-    with the year added after ``joint`` ("3 November" → "3 November 2026")."""
-    found = _safe_date(_year_for(d, month, day, past), month, day)
+    with the year added after ``joint`` ("3 November" → "3 November 2026").
+    Not in a line about a birth: "born on 3 March" is a birthday, of a year
+    the line does not say."""
+    if BORN.search(m.string):
+        return None
+    year = _year_for(d, month, day, past)
+    found = _safe_date(year, month, day)
+    for _ in range(7):  # 29 February: the leap year the tense points to
+        if found is not None:
+            break
+        year += -1 if past else 1
+        found = _safe_date(year, month, day)
     if found is None:
         return None
     return Mention(m.start(), m.end(), found, found, "day", True, lang,

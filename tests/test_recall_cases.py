@@ -168,3 +168,35 @@ def test_the_cli_takes_an_unquoted_question(kairos: Kairos, mem: Memory) -> None
     out = kairos("search", "-a", "ada", "-u", "sam", "where", "does", "Sam", "work?")
     assert out.exit_code == 0 and "harbour office" in out.output
     assert kairos("search", "-a", "ada", "-u", "sam").exit_code == 2  # no query at all
+
+
+KINDS = [  # (fact, query): the query names the kind of fact, the fact says it in other words
+    ("Sam works for Globex as a data engineer.", "Who is Sam's employer?"),
+    ("Sam's flat is in Grünerløkka.", "where does Sam live"),
+    ("Sam has two daughters, Ada and Mia.", "does Sam have kids"),
+    ("Sam's dog is called Bruno.", "does Sam have pets"),
+    ("Sam flies to Lisbon on Friday.", "Sam's travel plans"),
+    ("Sam's mobile is 555-0199.", "Sam's phone"),
+    ("Sam studied architecture at ETH.", "where did Sam go to university"),
+    ("Sam cycles to the office.", "does Sam ride a bike"),
+    ("Sam's girlfriend Lea is a nurse.", "is Sam married"),
+    ("Sam loves spicy ramen.", "Sam's favourite food"),
+    ("Jonas arbeitet bei Audi als Ingenieur.", "Was ist Jonas' Job?"),
+    ("Jonas hat einen Hund namens Fips.", "Hat Jonas Haustiere?"),
+]
+
+
+def test_a_question_naming_a_kind_of_fact_finds_it_in_other_words(either: Memory) -> None:
+    for n, (fact, _) in enumerate(KINDS):
+        for i in range(10):  # the person's other facts, which the name alone would match
+            either.write("ada", "MEMORY.md", f"Sam note {i}: likes item {i}.", user=f"u{n}")
+        either.write("ada", "MEMORY.md", fact, user=f"u{n}")
+    for n, (fact, query) in enumerate(KINDS):
+        assert fact in texts(either.search("ada", query, user=f"u{n}", limit=3)), query
+
+
+def test_a_line_with_the_querys_own_word_ranks_above_one_with_a_related_word(
+        either: Memory) -> None:
+    either.write("ada", "MEMORY.md", "Sam's employer is Globex.", user="sam")
+    either.write("ada", "MEMORY.md", "Sam works out at the gym on Mondays.", user="sam")
+    assert texts(either.search("ada", "Sam's employer", user="sam"))[0] == "Sam's employer is Globex."

@@ -10,7 +10,9 @@ read side).  A search:
    (unless the auditor's view asks for them);
 2. ranks by words: BM25 over stemmed words (FTS5 on SQLite,
    ``ts_rank_cd`` on PostgreSQL), plus — when that found fewer than asked
-   for, or the query is CJK — a substring companion for compounds and CJK;
+   for, or the query is CJK — a substring companion for compounds and CJK,
+   and — when a query word names a kind of fact (:mod:`synonyms`: work,
+   home, family …) — a second ranking with the words of its kind added;
 3. ranks by meaning, when an embedder is configured: cosine over the
    scope's vectors, keeping only those at or above ``min_similarity``
    (:data:`~kairos.home.MIN_SIMILARITY` by default) — without a floor the
@@ -36,6 +38,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from kairos.agent.synonyms import related
 from kairos.domain.files import check_scope, file_spec
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
@@ -167,6 +170,9 @@ class Search:
         rankings = [index.lexical(scope, words, DEPTH)]
         if distinct_texts(rankings[0]) < limit or CJK.search(query):
             rankings.append(index.substring(scope, words, DEPTH))
+        kinds = related(words)
+        if kinds:  # "employer" finds "works at", "home" finds "moved to" (see synonyms.py)
+            rankings.append(index.lexical(scope, kinds, DEPTH))
         mode, note = "lexical", None
         if self.embedder is not None:
             try:

@@ -48,7 +48,9 @@ MEMORY_TOOLS: list[dict[str, Any]] = [
         "parameters": {"type": "object", "properties": {
             "query": {"type": "string",
                       "description": "What to look for: words or a question."},
-            "limit": {"type": "integer", "description": "At most this many results (default 10)."}},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50,
+                      "description": "At most this many results (default 10; 1 to 50, a value "
+                                     "outside is taken as the nearest)."}},
             "required": ["query"], "additionalProperties": False}}},
     {"type": "function", "function": {
         "name": "memory_retract",

@@ -1,0 +1,112 @@
+"""Words that name the same kind of fact, for recall by words alone.
+
+An agent asks in its own words ("Sam's employer", "where does Sam work?")
+for what it wrote in others ("Sam joined Globex as an engineer" is found by
+"work" only if the line says "works").  Word search cannot know that; the
+embedded model knows some of it, and a search by words alone none.  So a
+query whose words belong to one of these groups also runs a second word
+ranking by the group's words alone, and the fusion gives a line found by a
+related word its place beside the ones found by the query's own words.
+
+The groups are the kinds of fact an assistant keeps about a person — work,
+home, family, pets, health, food, preferences, travel, contact, dates,
+study, transport, pastimes, money — in English and German.  They are kept
+small and plain on purpose: a word in two groups, or one too general
+("number", "call", "office"), would pull in lines about something else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+GROUPS = (
+    # work
+    # (not "working": "what is Yuki working on?" asks for a project, not a job)
+    "work works worked job jobs employer employers employed employee company career profession "
+    "occupation",
+    # home
+    "live lives lived living home address flat apartment house moved resides reside "
+    "neighbourhood neighborhood hometown",
+    # family
+    "kid kids child children son sons daughter daughters baby",
+    "wife husband spouse partner married marriage girlfriend boyfriend fiance fiancee",
+    "parent parents mother father mom mum dad",
+    "sibling siblings brother brothers sister sisters",
+    # pets
+    "pet pets dog dogs cat cats puppy kitten",
+    # health
+    "allergy allergies allergic intolerance intolerant",
+    "doctor physician gp clinic",
+    "dentist dental teeth tooth",
+    "medication medications medicine medicines drug drugs pills prescription",
+    "sick ill illness flu fever",
+    # food and drink
+    "food foods eat eats eating diet meal meals cuisine dish dishes",
+    "vegetarian vegan",
+    "drink drinks drinking beverage beverages",
+    # preferences
+    "like likes liked love loves enjoy enjoys prefer prefers preferred preference preferences "
+    "favourite favorite",
+    "hate hates dislike dislikes",
+    # travel
+    "trip trips travel travels travelling traveling flight flights fly flying flies vacation "
+    "holiday holidays journey",
+    "seat seats seating aisle",
+    # contact
+    "phone mobile cell telephone",
+    "email emails mail inbox",
+    # dates
+    "birthday born birth",
+    "appointment appointments meeting meetings standup",
+    # study
+    "study studies studied studying university college school degree course",
+    # transport
+    "car cars drive drives driving vehicle",
+    "bike bikes bicycle cycling cycles",
+    # pastimes
+    "hobby hobbies pastime",
+    "sport sports exercise training workout gym",
+    "book books novel novels reading",
+    # money
+    "salary income earns wage",
+    "rent rents landlord lease",
+    # German
+    "arbeit arbeitet arbeitete job firma arbeitgeber beruf büro",
+    "wohnt wohnte wohnen wohnung zuhause adresse umgezogen",
+    "kind kinder sohn tochter",
+    "hund katze haustier haustiere",
+    "ehefrau ehemann partnerin verheiratet freundin",
+    "arzt ärztin hausarzt",
+    "geburtstag geboren",
+)
+
+MAX_ADDED = 16  # words a query gains at most
+
+
+@lru_cache(maxsize=1)
+def _index() -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for group in GROUPS:
+        words = tuple(group.split())
+        for w in words:
+            out[w] = out.get(w, ()) + words
+    return out
+
+
+def related(words: Sequence[str]) -> list[str]:
+    """The query's words that name a kind of fact, then the other words of
+    their groups, at most :data:`MAX_ADDED` of those (empty when no word
+    names one).  The query's other words — a name, above all, which every
+    line of the pair holds — are left out: this ranking is about the kind."""
+    index = _index()
+    kinds = [w for w in words if w in index]
+    out: dict[str, None] = {}
+    for w in kinds:
+        for other in index[w]:
+            if other not in kinds:
+                out[other] = None
+    return [*kinds, *list(out)[:MAX_ADDED]] if kinds else []
+
+
+__all__ = ["GROUPS", "related"]

@@ -364,18 +364,23 @@ class SearchQueries:
                   depth: int) -> list[Doc]:
         """The best rows of history and of lines, asking for more while
         repeated texts leave fewer than ``depth`` distinct ones."""
-        params: dict[str, Any] = {"q": _tsquery(words), "depth": depth}
+        # Ranked by the words with their prefixes, plus the words alone: a
+        # line with the word itself ("Johannes") above one it is a prefix
+        # of ("Johanna"), which cover density alone ranks the same.
+        params: dict[str, Any] = {"q": _tsquery(words), "qx": " | ".join(words), "depth": depth}
         history = _filters(scope, "i", params, lines=False)
         lines = _filters(scope, "l", params, lines=True)
         while True:
             h = conn.execute(text(
-                f"SELECT {_HISTORY_COLUMNS}, ts_rank_cd(to_tsvector('english', i.text), q) AS s "
-                "FROM memory_index i, to_tsquery('english', :q) q "
+                f"SELECT {_HISTORY_COLUMNS}, ts_rank_cd(to_tsvector('english', i.text), q) "
+                "+ ts_rank_cd(to_tsvector('english', i.text), qx) AS s "
+                "FROM memory_index i, to_tsquery('english', :q) q, to_tsquery('english', :qx) qx "
                 f"WHERE to_tsvector('english', i.text) @@ q AND {history} "
                 "ORDER BY s DESC LIMIT :depth"), params).all()
             cur = conn.execute(text(
-                f"SELECT {_LINE_COLUMNS}, ts_rank_cd(to_tsvector('english', l.text), q) AS s "
-                "FROM memory_lines l, to_tsquery('english', :q) q "
+                f"SELECT {_LINE_COLUMNS}, ts_rank_cd(to_tsvector('english', l.text), q) "
+                "+ ts_rank_cd(to_tsvector('english', l.text), qx) AS s "
+                "FROM memory_lines l, to_tsquery('english', :q) q, to_tsquery('english', :qx) qx "
                 f"WHERE to_tsvector('english', l.text) @@ q AND {lines} "
                 "ORDER BY s DESC LIMIT :depth"), params).all()
             found = ([_history_doc(r, float(r.s)) for r in h]

@@ -35,6 +35,7 @@ _._storage_error
 _.arm
 # The time rules register themselves by decorator (kairos/dream/distill/when.py).
 _._iso, _._dmy, _._mdy, _._dmy_numeric, _._month_year, _._overmorrow, _._ereyesterday
-_._tomorrow, _._yesterday, _._today, _._weekday, _._next_unit, _._in_n, _._ago, _._uebermorgen
+_._tomorrow, _._yesterday, _._today, _._weekday, _._weekday_the_nth, _._next_unit, _._in_n
+_._ago, _._uebermorgen
 _._vorgestern, _._morgen, _._gestern, _._heute, _._naechste, _._wochentag, _._in_n_de, _._vor_n
 _._dm_en, _._md_en, _._dm_de, _._dm_numeric, _._in_month

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import freezegun
 import psycopg
 import pytest
 from click.testing import CliRunner, Result
@@ -22,6 +23,12 @@ from kairos.cli.main import cli
 from kairos.memory import Memory
 
 PG_ADMIN_URL = os.environ.get("KAIROS_TEST_PG")
+
+# The PostgreSQL connection pool keeps the machine's time: under a frozen
+# clock that jumps months between tests, psycopg_pool took its connections
+# for expired, reopened them in its workers and left writers waiting past
+# their 0.3 s (a flaky "couldn't get a connection" on PostgreSQL).
+freezegun.configure(extend_ignore_list=["psycopg_pool"])
 
 
 @pytest.fixture(autouse=True)

@@ -123,6 +123,20 @@ TIME = [
      "Lena ist am 3. März geboren."),
     ("Sam's baby was born yesterday.", "2026-03-05T10:00Z", "2026-03-06T02:00Z", None,
      "Sam's baby was born on 4 March 2026."),
+    ("Sam's daughter is due to be born on 3 June.", "2026-09-05T10:00Z", "2027-12-06T02:00Z", None,
+     "Sam's daughter was due to be born on 3 June 2027."),
+    ("Sam's colleague Kim (born 1990) has a leaving party on 12 June.", "2026-09-05T10:00Z",
+     "2027-12-06T02:00Z", None, "Sam's colleague Kim (born 1990) had a leaving party on 12 June 2027."),
+    ("Sam's mother, born in Bergen, is visiting from 20 May to 27 May.", "2026-09-05T10:00Z",
+     "2027-12-06T02:00Z", None, "Sam's mother, born in Bergen, visited from 20 May 2027 to 27 May 2027."),
+    ("Sam is allergic to penicillin (confirmed by the GP in January).", "2026-09-05T10:00Z",
+     "2027-12-06T02:00Z", None, "Sam is allergic to penicillin (confirmed by the GP in January 2026)."),
+    ("Sam has a meeting on Friday the 13th of November.", "2026-09-05T10:00Z", "2026-09-06T02:00Z",
+     None, "Sam has a meeting on 13 November 2026."),
+    ("Sam is having lunch with Kim and Will tomorrow.", "2026-09-05T10:00Z", "2027-12-06T02:00Z", None,
+     "Sam had lunch with Kim and Will on 6 September 2026."),
+    ("Sam is meeting Tom and May tomorrow.", "2026-09-05T10:00Z", "2027-12-06T02:00Z", None,
+     "Sam met Tom and May on 6 September 2026."),
 ]
 
 
@@ -186,6 +200,15 @@ SAME = [("Mia runs 5 km every morning.", "Mia runs 5km every morning."),
         ("Mia's sister Anna lives in Vienna.", "Mia's sister, Anna, lives in Vienna, Austria!"),
         ("Mia's dentist appointment is on 5 May 2026 at 10:00.",
          "Mia's dentist appointment is on Tuesday 5 May 2026 at 10:00.")]
+SAME += [  # the same fact in another order: a list, a phrase moved to the front (a QA pass)
+    ("Sam drinks tea and coffee.", "Sam drinks coffee and tea."),
+    ("Sam speaks Norwegian, German and English.", "Sam speaks English, German and Norwegian."),
+    ("Sam is allergic to penicillin and ibuprofen.", "Sam is allergic to ibuprofen and penicillin."),
+    ("On Fridays Sam plays chess.", "Sam plays chess on Fridays."),
+    ("Since 2019 Sam works at Acme.", "Sam works at Acme since 2019."),
+    ("Alex, Sam's partner, is a nurse.", "Sam's partner Alex is a nurse."),
+    ("Jonas trinkt Tee und Kaffee.", "Jonas trinkt Kaffee und Tee."),
+]
 DIFFERENT = [("Mia is allergic to penicillin.", "Mia is not allergic to penicillin."),
              ("Mia runs 5 km every morning.", "Mia runs 10 km every morning."),
              ("Mia lives in Berlin.", "Mia's sister lives in Berlin."),
@@ -287,6 +310,10 @@ def test_two_events_on_different_days_are_two_events() -> None:
         "Sam ran 20 km on 10 May 2026.", "Sam ran 9 km on 17 May 2026.",
         "Sam's sprint review with Tomas is on 1 June 2026 at 10:00.",
         "Sam's dentist appointment moved to 5 June 2026 at 09:00."]
+    moved = derive([unit(1, "Sam's meeting with Ingrid is on Monday.", "2026-04-20T09:00Z"),
+                    unit(2, "Sam's meeting with Ingrid is on Tuesday in Oslo.", "2026-04-21T09:00Z")],
+                   {}, Settings(at("2026-04-22T02:00Z"), when.zone(None)))
+    assert lines(moved.files) == ["Sam's meeting with Ingrid is on 28 April 2026 in Oslo."]
     later = derive(units, {}, Settings(at("2026-08-01T02:00Z"), when.zone(None)))
     assert lines(later.files, "topics/archive.md") == [
         "Sam's sprint review with Ingrid was on 13 May 2026 at 10:00.",
@@ -308,6 +335,13 @@ def test_a_profile_over_its_hard_limit_moves_time_bound_lines_out() -> None:
     moved = lines(plan.files, "MEMORY.md")
     assert len(profile) + len(moved) == 43  # moved, not lost
     assert all("physio" in t for t in moved)
+    # Durable facts never leave it (the next dream reads the name and timezone there):
+    # a profile over its limit with those alone stays over, and the guards refuse.
+    full = [unit(i, f"Sam fact number {i} is a long durable line about Sam's life.", "2026-03-02T10:00Z",
+                 "USER.md") for i in range(45)]
+    full.insert(0, unit(99, "Timezone: Pacific/Auckland", "2026-03-01T10:00Z", "USER.md"))
+    kept = lines(derive(full, {}, settings).files, "USER.md")
+    assert kept[0] == "Timezone: Pacific/Auckland" and len(kept) == 46
 
 
 def test_a_plan_still_ahead_does_not_undo_where_one_lives() -> None:
@@ -337,6 +371,11 @@ MORE_UPDATES = [
     ("Sam's son is vegetarian.", "Sam is no longer vegetarian.", "coexist"),
     ("Sam is vegetarian.", "Sam is no longer vegetarian.", "update"),
     ("Sam smokes.", "Sam no longer smokes.", "update"),
+    ("Sam smokes.", "Sam quit smoking.", "update"),
+    ("Sam smokes.", "Sam stopped smoking.", "update"),
+    ("Sam smokes.", "Sam gave up smoking last month.", "update"),
+    ("Sam runs every morning.", "Sam stopped running.", "update"),
+    ("Sam raucht.", "Sam hat mit dem Rauchen aufgehört.", "update"),
     ("Sam drinks coffee.", "Sam no longer drinks coffee.", "update"),
     ("Sam's brother Tom lives in Oslo.", "Sam's brother Jon lives in Bergen.", "coexist"),
     ("Sam's sister Kim lives in Oslo.", "Sam's sister Ida lives in Bergen.", "coexist"),

@@ -25,10 +25,11 @@ read side).  A search:
 4. fuses the rankings by reciprocal rank (k = 60), one entry per text (a
    current line over the history entry it came from);
 5. ranks what an update superseded below what replaced it: a raw write no
-   longer in its file (replaced, or dropped by a dream) loses half its
-   score, and a result moves above an older one of the same file about the
-   same thing (nearly the same words, or every topic word of the query the
-   older holds and a word besides: :func:`_same_subject`);
+   longer in its file (replaced, or dropped by a dream) goes just below the
+   best newer current line of that file found, and a result moves above an
+   older one of the same file about the same thing (it holds every word of
+   the query the older holds, and nearly the same words or a word besides:
+   :func:`_same_subject`);
 6. breaks ties current before history, newer before older.
 """
 
@@ -58,9 +59,9 @@ from kairos.ports import (
 )
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (k + rank)
+KINDS_WEIGHT = 0.3  # the kind-of-fact ranking counts less: it must not outvote the query's own words
 DEPTH = 50  # candidates each ranking contributes to the fusion
 WORDS_FOUND = 0.6  # the share of min_similarity that is the floor when the words found something
-SUPERSEDED = 0.5  # a raw write its file no longer holds keeps this share of its score
 REPLACES = 0.5  # word overlap (Jaccard) above which a newer result of a file replaces an older
 COMMON = 3  # a query word in more than a third of the results (a name) names no topic
 SNIPPET = 300  # a history entry longer than this comes back as a snippet around the match
@@ -90,6 +91,9 @@ der das dem des ein eine einen einem einer eines und oder aber ist sind waren ha
 wurde zum zur auf bei nach für über wie wer wann wo warum welche welcher welches sich nicht kein keine
 keinen noch nur auch sie ihr ihre ihren ihm ihn sehr dass ob denn doch
 """.split())
+# Words that only look inflected.
+UNCUT = frozenset({"news", "series", "species", "physics", "always", "perhaps", "bus", "gas",
+                   "yes", "this", "thus", "its", "his", "hers", "ours", "yours", "theirs"})
 # Endings cut before comparing two results, and what replaces them.
 SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 
@@ -107,9 +111,12 @@ def words_of(query: str) -> list[str]:
 def _stem(word: str) -> str:
     """A cheap stem for comparing two results: English endings cut
     (:data:`SUFFIXES`, to a fixed point: meetings → meeting → meet; then
-    one final "e"), diacritics dropped, then the first five letters
-    (lives/lived/living, flies/flying, Kaffee/Kaffeemaschine, Zürich/Zurich)."""
+    one final "e") and diacritics dropped (lives/lived/living, flies/flying,
+    Zürich/Zurich).  Not cut to a length: Johanna and Johannes, news and
+    new, interview and internet are other words."""
     w = _plain(word)
+    if w in UNCUT:
+        return w
     cut = True
     while cut:
         cut = False
@@ -120,7 +127,7 @@ def _stem(word: str) -> str:
                 break
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
-    return w[:5]
+    return w
 
 
 def _plain(word: str) -> str:
@@ -167,12 +174,17 @@ class Search:
         scope = SearchScope(agent, user, file, format_time(parse_when(since)) if since else None,
                             include_retracted)
         index = self.index.now()  # one look at the store for the whole search
-        rankings = [index.lexical(scope, words, DEPTH)]
-        if distinct_texts(rankings[0]) < limit or CJK.search(query):
-            rankings.append(index.substring(scope, words, DEPTH))
+        by_words = index.lexical(scope, words, DEPTH)
+        rankings = [(1.0, by_words)]
+        if distinct_texts(by_words) < limit or CJK.search(query):
+            # What the words missed (compounds, CJK): the companion adds to
+            # the words' ranking, it does not vote again on what they found.
+            have = {text_key(d.text) for d in by_words}
+            rankings.append((1.0, [d for d in index.substring(scope, words, DEPTH)
+                                   if text_key(d.text) not in have]))
         kinds = related(words)
         if kinds:  # "employer" finds "works at", "home" finds "moved to" (see synonyms.py)
-            rankings.append(index.lexical(scope, kinds, DEPTH))
+            rankings.append((KINDS_WEIGHT, index.lexical(scope, kinds, DEPTH)))
         mode, note = "lexical", None
         if self.embedder is not None:
             try:
@@ -182,8 +194,8 @@ class Search:
                 # holds, and a lower floor lets paraphrases of it in.
                 # (The words' own ranking: the companion's n-grams match
                 # pieces of unrelated words, and must not lower the floor.)
-                floor = self.min_similarity * (WORDS_FOUND if rankings[0] else 1.0)
-                rankings.append([d for d in found if d.score >= floor])
+                floor = self.min_similarity * (WORDS_FOUND if by_words else 1.0)
+                rankings.append((1.0, [d for d in found if d.score >= floor]))
                 mode = "hybrid"
                 if missing:
                     note = (f"{missing} recent entries are not embedded yet: they are found by "
@@ -196,20 +208,21 @@ class Search:
 
     # -- ranking ------------------------------------------------------------------------
     @staticmethod
-    def _rank(index: SearchIndex, scope: SearchScope, rankings: Sequence[list[Doc]],
+    def _rank(index: SearchIndex, scope: SearchScope,
+              rankings: Sequence[tuple[float, list[Doc]]],
               words: Sequence[str]) -> list[tuple[Doc, float]]:
         best: dict[str, Doc] = {}  # one document per text: a current line over history
         scores: dict[str, float] = {}
-        for ranking in rankings:
-            seen: set[str] = set()
-            for rank, doc in enumerate(ranking):
+        for weight, ranking in rankings:
+            seen: dict[str, None] = {}
+            for doc in ranking:
                 key = text_key(doc.text)
                 kept = best.get(key)
                 if kept is None or (kept.kind, -kept.position) > (doc.kind, -doc.position):
                     best[key] = doc
-                if key not in seen:  # a text's best rank in this ranking counts
-                    seen.add(key)
-                    scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
+                if key not in seen:  # a text's best rank in this ranking counts, texts counted
+                    seen[key] = None
+                    scores[key] = scores.get(key, 0.0) + weight / (RRF_K + len(seen))
         superseded: set[str] = set()
         if any(d.kind == "history" for d in best.values()):
             current = {e for line in index.lines(SearchScope(scope.agent, scope.user))
@@ -217,7 +230,6 @@ class Search:
             for key, doc in best.items():
                 if (doc.kind == "history" and doc.file is not None and doc.type == "MemoryWritten"
                         and doc.event_ids[0] not in current):
-                    scores[key] *= SUPERSEDED
                     superseded.add(key)
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
@@ -237,19 +249,21 @@ class Search:
 def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int]
                         ) -> list[tuple[Doc, float]]:
     """Move each superseded write (a raw write its file no longer holds)
-    below the last newer current line of the same file found: whatever
-    its score — found by more rankings than its replacement, the old text
-    would otherwise outscore it.  It takes the score of the line it
-    follows, when that is lower, so the scores stay in order."""
+    just below its likely replacement: the best-ranked newer current line of
+    the same file that was found.  Whatever its score — found by more
+    rankings than its replacement, the old text would otherwise outscore
+    it — but no further: asked about the old value ("did Sam live in
+    Oslo?") the old line still comes second, not below every line a dream
+    wrote since.  It takes the score of the line it follows, when that is
+    lower, so the scores stay in order."""
     out = list(ranked)
     for doc, _ in ranked:
         if id(doc) not in superseded:
             continue
         i = next(n for n, (d, _) in enumerate(out) if d is doc)
-        after = [n for n in range(i + 1, len(out)) if out[n][0].kind == "current"
-                 and out[n][0].file == doc.file and out[n][0].position > doc.position]
-        if after:
-            j = after[-1]
+        j = next((n for n in range(i + 1, len(out)) if out[n][0].kind == "current"
+                  and out[n][0].file == doc.file and out[n][0].position > doc.position), None)
+        if j is not None:
             moved = out.pop(i)
             out.insert(j, (moved[0], min(moved[1], out[j - 1][1])))
     return out
@@ -282,18 +296,21 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
 
 
 def _same_subject(old: set[str], new: set[str], topic: set[str]) -> bool:
-    """Whether a newer result is about what an older one was: they say
-    nearly the same (word overlap ≥ :data:`REPLACES`); or the newer holds
-    every topic word of the query the older holds, and they share another
-    word too ("Tom's day rate is £450" → "Tom raised his day rate to £500";
+    """Whether a newer result is about what an older one was: the newer
+    holds every topic word of the query the older holds ("allergic to
+    penicillin" is not updated by "allergic to cats"), and they say nearly
+    the same (word overlap ≥ :data:`REPLACES`) or share another word too
+    ("Tom's day rate is £450" → "Tom raised his day rate to £500";
     "Sam lives in Oslo" → "Sam now lives in Bergen", where with two results
     the name, in both, counts as a topic word), so that one word in common
     ("phone" in "the vet's phone number" and "Sam's phone is an iPhone 13")
     is not enough."""
+    asked = topic & old
+    if not asked <= new:  # "allergic to penicillin" is not updated by "allergic to cats"
+        return False
     if len(old & new) / len(old | new) >= REPLACES:
         return True
-    asked = topic & old
-    return bool(asked) and asked <= new and len(old & new) >= 2
+    return bool(asked) and len(old & new) >= 2
 
 
 def _snippet(text: str, words: list[str]) -> str:

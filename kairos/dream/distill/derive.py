@@ -241,7 +241,8 @@ def _two_events(older: Fact, newer: Fact) -> bool:
         return False
     if ot.written_past and nt.written_past:
         return True
-    return _names(older.unit.text) != _names(newer.unit.text)
+    a, b = _names(older.unit.text), _names(newer.unit.text)
+    return bool(a - b and b - a)  # another person or place on each side, not one added
 
 
 def _names(text: str) -> set[str]:
@@ -383,9 +384,10 @@ def _rank(ln: Line, today: Any) -> tuple[int, Any]:
 
 
 def _fit_user(lines: list[Line], settings: Settings) -> list[Line]:
-    """USER.md has a hard limit: while over it, move its lines out — what is
-    over to the archive, the rest to MEMORY.md (which makes room by theme
-    in turn), in :func:`_rank`'s order.  (Dates written out in full make a
+    """USER.md has a hard limit: while over it, move its time-bound lines and
+    notes out — what is over to the archive, the rest to MEMORY.md (which
+    makes room by theme in turn), in :func:`_rank`'s order; never a durable
+    fact (the name and timezone lines the next dream reads are among them).  (Dates written out in full make a
     line longer: a profile near its limit would otherwise be refused by the
     guards night after night.)  Returns the lines archived."""
     limit = settings.limits.get("USER.md", 2000)
@@ -395,8 +397,9 @@ def _fit_user(lines: list[Line], settings: Settings) -> list[Line]:
     today = when.local_day(settings.now, settings.tz)
     archived = []
     for ln in sorted(profile, key=lambda ln: _rank(ln, today)):
-        if _size([x for x in profile if x.file == "USER.md"]) <= limit:
-            break
+        if _size([x for x in profile if x.file == "USER.md"]) <= limit or \
+                _rank(ln, today)[0] == 3:
+            break  # durable facts stay (the name, the timezone): over with those, the guards refuse
         if _rank(ln, today)[0] == 0:
             ln.file = ARCHIVE
             archived.append(ln)

@@ -118,11 +118,36 @@ def same_fact(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
         return False
     # Nearly the same words, and what differs carries no content ("prefers tea over
     # coffee" / "prefers tea to coffee"): a content word that differs is another fact.
-    # And the words they share come in the same order: "Sam owes Kim 200 euros" is not
-    # "Kim owes Sam 200 euros", nor "son is 5 and daughter is 7" the other way round.
-    return (len(sa & sb) / len(sa | sb) >= 0.85 and (sa ^ sb) <= STOP
-            and [w for w in a if w in sb and w not in STOP] == [w for w in b if w in sa
-                                                                  and w not in STOP])
+    return len(sa & sb) / len(sa | sb) >= 0.85 and (sa ^ sb) <= STOP and not _swapped(a, b)
+
+
+SYMMETRIC = frozenset({"and", "or", "und", "oder", "&", "plus", "as", "well", "sowie"})
+
+
+def _swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether the same words say another thing in another order: around
+    some word they share, one word moved from before it to after and
+    another the other way ("Sam owes Kim" / "Kim owes Sam", "tea over
+    coffee" / "coffee over tea", "son is 5 and daughter is 7" swapped).  A
+    list in another order ("tea and coffee"), or a phrase moved to the
+    front ("on Fridays Sam plays chess"), is the same fact."""
+    shared = set(a) & set(b)
+    content = {w for w in shared if w not in STOP}
+    for t in shared - SYMMETRIC:
+        if _listed(a, t) or _listed(b, t):
+            continue
+        ia, ib = a.index(t), b.index(t)
+        before_a, after_a = set(a[:ia]) & content, set(a[ia + 1:]) & content
+        before_b, after_b = set(b[:ib]) & content, set(b[ib + 1:]) & content
+        if before_a & after_b and after_a & before_b:
+            return True
+    return False
+
+
+def _listed(words: tuple[str, ...], w: str) -> bool:
+    """Whether ``w`` is an item of a list ("Norwegian, German and English")."""
+    i = words.index(w)
+    return any(0 <= j < len(words) and words[j] in SYMMETRIC for j in (i - 1, i + 1))
 
 
 def more_informative(a: str, b: str) -> bool:

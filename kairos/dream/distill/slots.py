@@ -96,11 +96,12 @@ def decide(older: Claim, newer: Claim) -> bool:
         heads = frozenset(stem(w) for s in older.subjects if "'s " in s for w in s.split("'s ", 1)[1].split())
         # On what the two say besides their verbs ("plays the cello" is not
         # ended by "stopped playing tennis"), or on the verb when either has
-        # nothing besides ("smokes" -> "no longer smokes").
+        # nothing besides ("smokes" -> "no longer smokes", "quit smoking").
         o_obj = o_all - {older.verb}
         n_obj_neg = n_neg - {older.verb, newer.verb}
         said = (_overlap(o_obj, n_obj_neg) if o_obj and n_obj_neg
-                else older.verb not in _EMPTY_VERBS and older.verb == newer.verb)
+                else older.verb not in _EMPTY_VERBS
+                and older.verb in (newer.negates or newer.content) | {newer.verb})
         # A fact about a relative ("Sam's son is vegetarian") is not ended by
         # one about the owner ("Sam is no longer vegetarian"); one about a
         # thing the owner has ("Mia's car is a Golf" -> "Mia sold her Golf") is.

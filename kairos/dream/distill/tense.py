@@ -44,6 +44,8 @@ def _clauses(text: str) -> list[tuple[int, int]]:
 
 
 def _is_verb(word: str) -> bool:
+    if word[:1].isupper():
+        return False  # "Kim and Will", "Tom and May": names
     w = word.lower().replace("’", "'")
     return w in _AUX_EN or (w in EN_VERB_FORMS and EN_VERB_FORMS[w] != w) or w in PAST_DE
 
@@ -55,11 +57,13 @@ def clause_of(text: str, pos: int) -> tuple[int, int]:
     return 0, len(text)
 
 
-def _finite_en(tokens: list[re.Match[str]]) -> int | None:
-    """Index of the first finite verb of an English clause (after its subject)."""
+def _finite_en(tokens: list[re.Match[str]], subject: bool = True) -> int | None:
+    """Index of the first finite verb of an English clause (after its
+    subject; ``subject`` False: the clause goes on after a parenthesis,
+    "Kim (born 1990) has a party …", and may start with its verb)."""
     for i, t in enumerate(tokens):
         w = t.group(0).lower().replace("’", "'")
-        if i == 0 and w not in ("i", "we", "they", "he", "she", "you"):
+        if i == 0 and subject and w not in ("i", "we", "they", "he", "she", "you"):
             continue
         if w in _AUX_EN:
             return i
@@ -74,14 +78,20 @@ def _finite_en(tokens: list[re.Match[str]]) -> int | None:
             if w in (IRREGULAR_EN.get(base, ("", "", ""))[0], IRREGULAR_EN.get(base, ("", "", ""))[1],
                      base):
                 return i
-        if re.fullmatch(r"[a-z]+ed", w) and i > 0:
+        if re.fullmatch(r"[a-z]+ed", w) and (i > 0 or not subject):
             return i
     return None
 
 
+def _after_parenthesis(text: str, a: int) -> bool:
+    """Whether a clause opens or closes a parenthesis ("(confirmed in
+    January)", "Kim (born 1990) has …"): its first word may be its verb."""
+    return text[:a].rstrip().endswith(("(", ")"))
+
+
 def _past_en(text: str, a: int, b: int) -> str | None:
     tokens = list(_TOKEN.finditer(text, a, b))
-    i = _finite_en(tokens)
+    i = _finite_en(tokens, subject=not _after_parenthesis(text, a))
     if i is None:
         return None
     t = tokens[i]
@@ -190,7 +200,7 @@ def clause_past(text: str, a: int, b: int, lang: str) -> bool:
                 _PARTICIPLE_DE.match(lower[-1]):
             return True
         return False
-    i = _finite_en(tokens)
+    i = _finite_en(tokens, subject=not _after_parenthesis(text, a))
     if i is None:
         return False
     w = lower[i]

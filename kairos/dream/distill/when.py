@@ -82,7 +82,9 @@ ANNUAL = re.compile(
     r"\b(?:birthday|anniversary|name day|Geburtstag|Hochzeitstag|Jahrestag|Namenstag)\b"
     r"(?!\s*(?:party|parties|dinner|lunch|trip|celebration|present|gift|cake|Feier|Party|Essen"
     r"|Geschenk|Reise))", re.I)
-BORN = re.compile(r"\b(?:born|geboren)\b", re.I)
+# "born on 3 March", "am 3. März geboren" — not "due to be born on 3 June".
+BORN_BEFORE = re.compile(r"(?<!\bbe )(?<!\bto be )\bborn(?: on)?\s*$", re.I)
+BORN_AFTER = re.compile(r"\s*geboren\b(?!\s+werden)", re.I)
 # Undated but time-bound: true now, not for good.
 CURRENTLY = re.compile(r"\b(?:currently|at the moment|right now|for now|these days|temporarily"
                        r"|zurzeit|derzeit|gerade|momentan|im Moment|vorübergehend)\b", re.I)
@@ -345,15 +347,18 @@ def _today(m: re.Match[str], d: date, past: bool) -> Mention:
     return _day(m, d, "en", part=part)
 
 
-@R.add(rf"\b(?:on )?({_WD_EN}),? the (\d{{1,2}})(?:st|nd|rd|th)\b")
+@R.add(rf"\b(?:on )?({_WD_EN}),? the (\d{{1,2}})(?:st|nd|rd|th)(?: of ({_M_EN}))?\b")
 def _weekday_the_nth(m: re.Match[str], d: date, past: bool) -> Mention | None:
-    """"Friday the 13th": the nearest such day ahead (behind, in the past tense)."""
+    """"Friday the 13th" (of November): the nearest such day ahead (behind,
+    in the past tense)."""
     target, n = WEEKDAYS_EN.index(m.group(1)), int(m.group(2))
+    only = _MONTH_INDEX[m.group(3)] + 1 if m.group(3) else None
     step = -1 if past else 1
-    for k in range(0, 40):
+    for k in range(0, 120):
         year, month = _add_months(d.year, d.month, step * k)
         day = _safe_date(year, month, n)
-        if day is not None and day.weekday() == target and (day <= d if past else day >= d):
+        if day is not None and day.weekday() == target and (day <= d if past else day >= d) \
+                and only in (None, month):
             return _day(m, day, "en")
     return None
 
@@ -503,9 +508,9 @@ def _day_month(m: re.Match[str], d: date, past: bool, month: int, day: int, lang
                joint: str) -> Mention | None:
     """A day of a month, in the year the tense points to; shown as written
     with the year added after ``joint`` ("3 November" → "3 November 2026").
-    Not in a line about a birth: "born on 3 March" is a birthday, of a year
-    the line does not say."""
-    if BORN.search(m.string):
+    Not a date of birth: "born on 3 March" is a birthday, of a year the
+    line does not say."""
+    if BORN_BEFORE.search(m.string, 0, m.start()) or BORN_AFTER.match(m.string, m.end()):
         return None
     year = _year_for(d, month, day, past)
     found = _safe_date(year, month, day)

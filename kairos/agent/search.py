@@ -122,11 +122,15 @@ def _stem(word: str) -> str:
         cut = False
         for suffix, then in SUFFIXES:
             if (w.endswith(suffix) and len(w) - len(suffix) + len(then) >= 3
-                    and not w.endswith("ss")):
+                    and not w.endswith(("ss", "is", "us"))):
                 w, cut = w[:-len(suffix)] + then, True
                 break
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
+    if w.endswith("is") and len(w) > 5:
+        w = w[:-2] + "iz"  # organised / organized
+    if len(w) > 5:
+        w = w.replace("our", "or")  # colour / color, favourite / favorite
     return w
 
 
@@ -168,21 +172,26 @@ class Search:
             file = spec.name
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise BadInput(f"limit must be between 1 and {MAX_LIMIT}")
+        try:
+            (query or "").encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadInput("the query is not valid text (it holds a lone surrogate)") from None
         words = words_of(query or "")
         if not words:
             raise BadInput("the query has no words to look for")
         scope = SearchScope(agent, user, file, format_time(parse_when(since)) if since else None,
                             include_retracted)
         index = self.index.now()  # one look at the store for the whole search
-        by_words = index.lexical(scope, words, DEPTH)
+        by_words, rare = _telling(index.lexical(scope, words, DEPTH), words)
         rankings = [(1.0, by_words)]
         if distinct_texts(by_words) < limit or CJK.search(query):
             # What the words missed (compounds, CJK): the companion adds to
-            # the words' ranking, it does not vote again on what they found.
+            # the words' ranking, it does not vote again on what they found,
+            # and looks for the telling words only (not the name in every line).
             have = {text_key(d.text) for d in by_words}
-            rankings.append((1.0, [d for d in index.substring(scope, words, DEPTH)
+            rankings.append((1.0, [d for d in index.substring(scope, rare, DEPTH)
                                    if text_key(d.text) not in have]))
-        kinds = related(words)
+        kinds = related(rare)  # of the telling words: "like" in every line names no kind
         if kinds:  # "employer" finds "works at", "home" finds "moved to" (see synonyms.py)
             rankings.append((KINDS_WEIGHT, index.lexical(scope, kinds, DEPTH)))
         mode, note = "lexical", None
@@ -244,6 +253,35 @@ class Search:
             where = "topic"
         return SearchHit(_snippet(doc.text, words), doc.file, where, doc.recorded_at,
                          doc.event_ids, score, doc.retracted if auditor else None)
+
+
+def _telling(docs: list[Doc], words: Sequence[str]) -> tuple[list[Doc], list[str]]:
+    """The word ranking less the documents that hold only the query's
+    common words — a name most of the pair's lines hold ("Lena" in "Who is
+    Lena dating?") — and the query's other words.  Ranked second, third …
+    by that word alone, they would add up with their ranks by meaning and
+    bury the one line that holds "dating".  A word is common when it is in
+    four fifths of at least four texts found.  Nothing is dropped when the
+    query has no other word, or no document holds one."""
+    texts = {text_key(d.text): d.text for d in docs}
+    if len(texts) < 4:
+        return docs, list(words)
+    stems = {key: {_stem(w) for w in WORD.findall(text.casefold())} for key, text in texts.items()}
+    asked = {w: _stem(w) for w in words}
+    common = {w for w, s in asked.items()
+              if sum(any(_near(s, t) for t in found) for found in stems.values()) >= 0.8 * len(stems)}
+    rare = [w for w in words if w not in common]
+    if not common or not rare:
+        return docs, list(words)
+    kept = [d for d in docs if any(_near(asked[w], t) for w in rare for t in stems[text_key(d.text)])]
+    return (kept, rare) if kept else (docs, rare)
+
+
+def _near(asked: str, word: str) -> bool:
+    """A document's word as the index would match a query's: the same stem,
+    or a longer word it begins (the index matches four letters or more by
+    prefix: "Zahnarzt" in "Zahnarzttermin")."""
+    return word == asked or (len(asked) >= 4 and word.startswith(asked))
 
 
 def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int]

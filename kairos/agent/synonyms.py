@@ -10,7 +10,8 @@ related word its place beside the ones found by the query's own words.
 
 The groups are the kinds of fact an assistant keeps about a person — work,
 home, family, pets, health, food, preferences, travel, contact, dates,
-study, transport, pastimes, money — in English and German.  They are kept
+study, transport, pastimes, money — each in English and German together,
+so that a question in one language finds a note in the other.  They are kept
 small and plain on purpose: a word in two groups, or one too general
 ("number", "call", "office"), would pull in lines about something else.
 """
@@ -21,64 +22,57 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 GROUPS = (
-    # work
-    # (not "working": "what is Yuki working on?" asks for a project, not a job)
+    # work (not "working": "what is Yuki working on?" asks for a project, not a job)
     "work works worked job jobs employer employers employed employee company career profession "
-    "occupation",
+    "occupation joined hired role position arbeit arbeitet arbeitete firma arbeitgeber beruf",
     # home
     "live lives lived living home address flat apartment house moved resides reside "
-    "neighbourhood neighborhood hometown",
+    "neighbourhood neighborhood hometown wohnt wohnte wohnen wohnung zuhause adresse umgezogen",
     # family
-    "kid kids child children son sons daughter daughters baby",
-    "wife husband spouse partner married marriage girlfriend boyfriend fiance fiancee",
-    "parent parents mother father mom mum dad",
-    "sibling siblings brother brothers sister sisters",
+    "kid kids child children son sons daughter daughters baby kind kinder sohn tochter",
+    "wife husband spouse partner married marriage girlfriend boyfriend fiance fiancee dating "
+    "ehefrau ehemann partnerin verheiratet freundin freund",
+    "parent parents mother father mom mum dad eltern mutter vater",
+    "sibling siblings brother brothers sister sisters bruder schwester geschwister",
     # pets
-    "pet pets dog dogs cat cats puppy kitten",
+    "pet pets dog dogs cat cats puppy kitten haustier haustiere hund katze",
     # health
-    "allergy allergies allergic intolerance intolerant",
-    "doctor physician gp clinic",
-    "dentist dental teeth tooth",
-    "medication medications medicine medicines drug drugs pills prescription",
-    "sick ill illness flu fever",
+    "allergy allergies allergic intolerance intolerant allergie allergisch",
+    "doctor physician gp clinic arzt ärztin hausarzt",
+    "dentist dental teeth tooth zahnarzt",
+    "medication medications medicine medicines drug drugs pills prescription medikament "
+    "medikamente",
+    "sick ill illness flu fever krank",
     # food and drink
-    "food foods eat eats eating diet meal meals cuisine dish dishes",
-    "vegetarian vegan",
-    "drink drinks drinking beverage beverages",
+    "food foods eat eats eating diet meal meals cuisine dish dishes essen",
+    "vegetarian vegan vegetarier vegetarierin",
+    "drink drinks drinking beverage beverages trinkt",
     # preferences
     "like likes liked love loves enjoy enjoys prefer prefers preferred preference preferences "
-    "favourite favorite",
+    "favourite favorite mag liebt lieblings",
     "hate hates dislike dislikes",
     # travel
     "trip trips travel travels travelling traveling flight flights fly flying flies vacation "
-    "holiday holidays journey",
+    "holiday holidays journey reise urlaub flug",
     "seat seats seating aisle",
     # contact
-    "phone mobile cell telephone",
+    "phone mobile cell telephone smartphone iphone android handy telefon",
     "email emails mail inbox",
     # dates
-    "birthday born birth",
-    "appointment appointments meeting meetings standup",
+    "birthday born birth geburtstag geboren",
+    "appointment appointments meeting meetings standup termin",
     # study
-    "study studies studied studying university college school degree course",
+    "study studies studied studying university college school degree course studium schule",
     # transport
-    "car cars drive drives driving vehicle",
-    "bike bikes bicycle cycling cycles",
+    "car cars drive drives driving vehicle auto",
+    "bike bikes bicycle cycling cycles fahrrad",
     # pastimes
     "hobby hobbies pastime",
     "sport sports exercise training workout gym",
-    "book books novel novels reading",
+    "book books novel novels reading buch",
     # money
-    "salary income earns wage",
-    "rent rents landlord lease",
-    # German
-    "arbeit arbeitet arbeitete job firma arbeitgeber beruf büro",
-    "wohnt wohnte wohnen wohnung zuhause adresse umgezogen",
-    "kind kinder sohn tochter",
-    "hund katze haustier haustiere",
-    "ehefrau ehemann partnerin verheiratet freundin",
-    "arzt ärztin hausarzt",
-    "geburtstag geboren",
+    "salary income earns wage gehalt",
+    "rent rents landlord lease miete",
 )
 
 MAX_ADDED = 16  # words a query gains at most

@@ -335,8 +335,14 @@ def _class_value(text_low: str, cls: str) -> list[str]:
     return sorted(set(_CLASS_PATTERNS[cls].findall(text_low)))
 
 
+_NAMED = re.compile(r"\b(?:called|named|namens|hei(?:ß|ss)t)\s+([\w-]+)")
+
+
 def _classes(text_low: str, tokens: list[str]) -> set[str]:
-    found = {CLASSES[t] for t in tokens if t in CLASSES}
+    """The classes of thing a text names — but a name is not a thing: the
+    cat "called Pixel" is no phone, the dog "named Golf" no car."""
+    names = set(_NAMED.findall(text_low))
+    found = {CLASSES[t] for t in tokens if t in CLASSES and t not in names}
     found.update(CLASSES[m] for m in _MULTIWORD.findall(text_low))
     return found
 
@@ -586,7 +592,10 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     if copula and rest:
         words_after = [w for w in rest if w not in ARTICLES and w not in NEG_WORDS and w not in
                        MARKERS and w not in ("not", "no", "longer", "kein", "keine", "mehr")]
-        if any(w in OCCUPATIONS for w in words_after[:4]) and not c.owner_is_thing():
+        occupation = next((w for w in words_after[:4] if w in OCCUPATIONS), None)
+        # Not after a comma: "is dating Tom, a nurse" says what Tom is.
+        if occupation is not None and not c.owner_is_thing() and \
+                "," not in low.split(occupation, 1)[0]:
             return "occupation", False, value, frame
         if words_after and words_after[0] in ("allergic", "allergisch", "intolerant"):
             return "allergy", True, value[1:], frame

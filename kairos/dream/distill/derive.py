@@ -40,6 +40,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from kairos.dream.distill import facts, faithful, slots, when
+from kairos.dream.distill.lexicon import KEY_LINE
 
 ARCHIVE = "topics/archive.md"
 POINTER = re.compile(r"^More in (topics/[a-z0-9][a-z0-9-]*\.md)(?: and the files after it)?\.$")
@@ -384,12 +385,14 @@ def _rank(ln: Line, today: Any) -> tuple[int, Any]:
 
 
 def _fit_user(lines: list[Line], settings: Settings) -> list[Line]:
-    """USER.md has a hard limit: while over it, move its time-bound lines and
-    notes out — what is over to the archive, the rest to MEMORY.md (which
-    makes room by theme in turn), in :func:`_rank`'s order; never a durable
-    fact (the name and timezone lines the next dream reads are among them).  (Dates written out in full make a
-    line longer: a profile near its limit would otherwise be refused by the
-    guards night after night.)  Returns the lines archived."""
+    """USER.md has a hard limit: while over it, move lines out — time-bound
+    ones that are over to the archive, then the other time-bound ones and
+    notes, then durable facts, oldest first, to MEMORY.md (which makes room
+    by theme in turn); never a ``Key: value`` line (the name and timezone
+    lines the next dream reads the user's time with).  Dates written out in
+    full make lines longer, and a merge may keep a longer wording: a profile
+    near its limit was refused by the guards night after night.  Moved, not
+    lost.  Returns the lines archived."""
     limit = settings.limits.get("USER.md", 2000)
     profile = [ln for ln in lines if ln.file == "USER.md"]
     if _size(profile) <= limit:
@@ -397,9 +400,10 @@ def _fit_user(lines: list[Line], settings: Settings) -> list[Line]:
     today = when.local_day(settings.now, settings.tz)
     archived = []
     for ln in sorted(profile, key=lambda ln: _rank(ln, today)):
-        if _size([x for x in profile if x.file == "USER.md"]) <= limit or \
-                _rank(ln, today)[0] == 3:
-            break  # durable facts stay (the name, the timezone): over with those, the guards refuse
+        if _size([x for x in profile if x.file == "USER.md"]) <= limit:
+            break
+        if KEY_LINE.match(ln.text):
+            continue
         if _rank(ln, today)[0] == 0:
             ln.file = ARCHIVE
             archived.append(ln)

@@ -249,7 +249,12 @@ class SearchIndex(Protocol):
         for one look at the store, not one each."""
         ...
 
-    def lexical(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]: ...
+    def lexical(self, scope: SearchScope, words: list[str], depth: int, *,
+                prefix: bool = True) -> list[Doc]:
+        """The scope's best documents for the words, best first; each word
+        also as a prefix (four letters or more) unless ``prefix`` is False
+        (a list of words that already holds their forms)."""
+        ...
 
     def substring(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]: ...
 

@@ -179,11 +179,11 @@ def check(conn: Connection) -> list[str]:
 
 
 # -- queries ----------------------------------------------------------------------------------
-def _tsquery(words: Sequence[str]) -> str:
+def _tsquery(words: Sequence[str], prefix: bool = True) -> str:
     terms = []
     for w in words:
         terms.append(w)
-        if len(w) >= PREFIX_MIN and not CJK.search(w):
+        if prefix and len(w) >= PREFIX_MIN and not CJK.search(w):
             terms.append(f"{w}:*")
     return " | ".join(terms)
 
@@ -314,25 +314,26 @@ class SearchQueries:
         self._lines: dict[SearchScope, tuple[tuple[int, int], list[Doc]]] = {}
         self._lines_lock = threading.Lock()
 
-    def lexical(self, scope: SearchScope, words: Sequence[str], depth: int) -> list[Doc]:
+    def lexical(self, scope: SearchScope, words: Sequence[str], depth: int, *,
+                prefix: bool = True) -> list[Doc]:
         """The pair's best ``depth`` documents for the words, best first."""
         if not words:
             return []
         with self.engine.connect() as conn:
             if self.sqlite:
-                found = self._fts5(conn, scope, words, depth)
+                found = self._fts5(conn, scope, words, depth, prefix)
             else:
-                found = self._tsvector(conn, scope, words, depth)
+                found = self._tsvector(conn, scope, words, depth, prefix)
         found.sort(key=_order)
         return first_texts(found, depth)
 
     def _fts5(self, conn: Connection, scope: SearchScope, words: Sequence[str],
-              depth: int) -> list[Doc]:
+              depth: int, prefix: bool = True) -> list[Doc]:
         """BM25 over the scope's own postings (its words are tagged), best
         first; the rows then pass the scope's filters in SQL (a shared tag,
         a retracted write, a file or time asked for), asking FTS5 for more
         until ``depth`` pass or it has no more."""
-        expression = terms.match(words, _scopes(scope))
+        expression = terms.match(words, _scopes(scope), prefix=prefix)
         if expression is None:
             return []
         want = depth
@@ -361,13 +362,14 @@ class SearchQueries:
         return first_texts(out, depth)
 
     def _tsvector(self, conn: Connection, scope: SearchScope, words: Sequence[str],
-                  depth: int) -> list[Doc]:
+                  depth: int, prefix: bool = True) -> list[Doc]:
         """The best rows of history and of lines, asking for more while
         repeated texts leave fewer than ``depth`` distinct ones."""
         # Ranked by the words with their prefixes, plus the words alone: a
         # line with the word itself ("Johannes") above one it is a prefix
         # of ("Johanna"), which cover density alone ranks the same.
-        params: dict[str, Any] = {"q": _tsquery(words), "qx": " | ".join(words), "depth": depth}
+        params: dict[str, Any] = {"q": _tsquery(words, prefix), "qx": " | ".join(words),
+                                  "depth": depth}
         history = _filters(scope, "i", params, lines=False)
         lines = _filters(scope, "l", params, lines=True)
         while True:

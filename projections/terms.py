@@ -102,9 +102,9 @@ def _tagged(text: str, t: str) -> str:
     return t + (" " + t).join(words) if words else ""
 
 
-def match(words: Sequence[str], stream_ids: Sequence[str]) -> str | None:
+def match(words: Sequence[str], stream_ids: Sequence[str], *, prefix: bool = True) -> str | None:
     """The FTS5 query for the words, in each of the streams: a word as a
-    term and, four letters or more, as a prefix; a CJK word's bigrams, each
+    term and, four letters or more (unless ``prefix`` is False), as a prefix; a CJK word's bigrams, each
     a term; a word the index splits ("e_mail") as a phrase.  None when no
     word has anything to look for."""
     terms: list[str] = []
@@ -120,7 +120,7 @@ def match(words: Sequence[str], stream_ids: Sequence[str]) -> str | None:
                 continue
             phrase = " ".join(t + p for p in parts)
             terms.append(f'"{phrase}"')
-            if len(parts) == 1 and len(word) >= PREFIX_MIN:
+            if prefix and len(parts) == 1 and len(word) >= PREFIX_MIN:
                 terms.append(f'"{phrase}"*')
     return " OR ".join(dict.fromkeys(terms)) or None
 

@@ -35,6 +35,7 @@ read side).  A search:
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -60,7 +61,7 @@ from kairos.ports import (
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (k + rank)
 KINDS_WEIGHT = 0.3  # the kind-of-fact ranking counts less: it must not outvote the query's own words
-DEPTH = 50  # candidates each ranking contributes to the fusion
+DEPTH = 25  # distinct texts each ranking contributes to the fusion (a line and its write: ~50 documents)
 WORDS_FOUND = 0.6  # the share of min_similarity that is the floor when the words found something
 REPLACES = 0.5  # word overlap (Jaccard) above which a newer result of a file replaces an older
 COMMON = 3  # a query word in more than a third of the results (a name) names no topic
@@ -108,6 +109,7 @@ def words_of(query: str) -> list[str]:
     return kept or found
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     """A cheap stem for comparing two results: English endings cut
     (:data:`SUFFIXES`, to a fixed point: meetings → meeting → meet; then
@@ -193,7 +195,7 @@ class Search:
                                    if text_key(d.text) not in have]))
         kinds = related(rare)  # of the telling words: "like" in every line names no kind
         if kinds:  # "employer" finds "works at", "home" finds "moved to" (see synonyms.py)
-            rankings.append((KINDS_WEIGHT, index.lexical(scope, kinds, DEPTH)))
+            rankings.append((KINDS_WEIGHT, index.lexical(scope, kinds, DEPTH, prefix=False)))
         mode, note = "lexical", None
         if self.embedder is not None:
             try:
@@ -266,7 +268,7 @@ def _telling(docs: list[Doc], words: Sequence[str]) -> tuple[list[Doc], list[str
     texts = {text_key(d.text): d.text for d in docs}
     if len(texts) < 4:
         return docs, list(words)
-    stems = {key: {_stem(w) for w in WORD.findall(text.casefold())} for key, text in texts.items()}
+    stems = {key: _words(text) for key, text in texts.items()}
     asked = {w: _stem(w) for w in words}
     common = {w for w, s in asked.items()
               if sum(any(_near(s, t) for t in found) for found in stems.values()) >= 0.8 * len(stems)}
@@ -275,6 +277,13 @@ def _telling(docs: list[Doc], words: Sequence[str]) -> tuple[list[Doc], list[str
         return docs, list(words)
     kept = [d for d in docs if any(_near(asked[w], t) for w in rare for t in stems[text_key(d.text)])]
     return (kept, rare) if kept else (docs, rare)
+
+
+@functools.lru_cache(maxsize=16384)
+def _words(text: str) -> frozenset[str]:
+    """A document's words, each by :func:`_stem` (kept: a pair's lines come
+    back search after search)."""
+    return frozenset(_stem(w) for w in WORD.findall(text.casefold()))
 
 
 def _near(asked: str, word: str) -> bool:

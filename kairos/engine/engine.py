@@ -599,8 +599,9 @@ class FreshSearch:
         self._engine.fresh()
         return self._now
 
-    def lexical(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
-        return self.now().lexical(scope, words, depth)
+    def lexical(self, scope: SearchScope, words: list[str], depth: int, *,
+                prefix: bool = True) -> list[Doc]:
+        return self.now().lexical(scope, words, depth, prefix=prefix)
 
     def substring(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
         return self.now().substring(scope, words, depth)
@@ -627,8 +628,9 @@ class SearchNow:
     def now(self) -> SearchNow:
         return self
 
-    def lexical(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
-        return self._queries.lexical(scope, words, depth)
+    def lexical(self, scope: SearchScope, words: list[str], depth: int, *,
+                prefix: bool = True) -> list[Doc]:
+        return self._queries.lexical(scope, words, depth, prefix=prefix)
 
     def substring(self, scope: SearchScope, words: list[str], depth: int) -> list[Doc]:
         return self._queries.substring(scope, words, depth)

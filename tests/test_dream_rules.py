@@ -371,6 +371,7 @@ MORE_UPDATES = [
     # found by a QA pass: one verb in common, a relative and its owner, two named relatives
     ("Sam plays the cello.", "Sam stopped playing tennis.", "coexist"),
     ("Sam plays tennis.", "Sam stopped playing tennis.", "update"),
+    ("I work as an accountant.", "I quit accounting and now work as a baker.", "update"),
     ("Sam's son is vegetarian.", "Sam is no longer vegetarian.", "coexist"),
     ("Sam is vegetarian.", "Sam is no longer vegetarian.", "update"),
     ("Sam smokes.", "Sam no longer smokes.", "update"),

@@ -51,6 +51,15 @@ def _overlap(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> bool
     return bool({w for w in a if len(w) > 2} & {w for w in b if len(w) > 2})
 
 
+def _overlap_prefix(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> bool:
+    """:func:`_overlap`, or one word beginning the other, five letters or
+    more: the crude stems of "accountant" and "accounting" differ."""
+    if _overlap(a, b):
+        return True
+    return any(x.startswith(y) or y.startswith(x) for x in a for y in b
+               if min(len(x), len(y)) >= 5)
+
+
 def _frame_differs_in_slot(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Same frame, another value: "dark mode in every app" / "light mode in every app"."""
     common = set(a) & set(b)
@@ -99,7 +108,7 @@ def decide(older: Claim, newer: Claim) -> bool:
         # nothing besides ("smokes" -> "no longer smokes", "quit smoking").
         o_obj = o_all - {older.verb}
         n_obj_neg = n_neg - {older.verb, newer.verb}
-        said = (_overlap(o_obj, n_obj_neg) if o_obj and n_obj_neg
+        said = (_overlap_prefix(o_obj, n_obj_neg) if o_obj and n_obj_neg
                 else older.verb not in _EMPTY_VERBS
                 and older.verb in (newer.negates or newer.content) | {newer.verb})
         # A fact about a relative ("Sam's son is vegetarian") is not ended by

@@ -44,7 +44,7 @@ from kairos.agent.synonyms import related
 from kairos.domain.files import check_scope, file_spec
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
-from kairos.domain.inputs import parse_when
+from kairos.domain.inputs import check_text, parse_when
 from kairos.errors import BadInput
 from kairos.home import MIN_SIMILARITY
 from kairos.ports import (
@@ -142,9 +142,11 @@ def _plain(word: str) -> str:
                    if not unicodedata.combining(c))
 
 
-def _stems(text: str) -> set[str]:
-    """A document's words, each by :func:`_stem`."""
-    return {_stem(w) for w in words_of(text)}
+@functools.lru_cache(maxsize=16384)
+def _stems(text: str) -> frozenset[str]:
+    """A document's words less stop words, each by :func:`_stem` (kept: a
+    pair's lines come back search after search)."""
+    return frozenset(_stem(w) for w in words_of(text))
 
 
 class Search:
@@ -174,10 +176,8 @@ class Search:
             file = spec.name
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
             raise BadInput(f"limit must be between 1 and {MAX_LIMIT}")
-        try:
-            (query or "").encode("utf-8")
-        except UnicodeEncodeError:
-            raise BadInput("the query is not valid text (it holds a lone surrogate)") from None
+        if query and query.strip():
+            check_text(query, "the query")  # a lone surrogate, a NUL: refused in one line
         words = words_of(query or "")
         if not words:
             raise BadInput("the query has no words to look for")
@@ -342,7 +342,7 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
     return top + list(ranked[depth:])
 
 
-def _same_subject(old: set[str], new: set[str], topic: set[str]) -> bool:
+def _same_subject(old: frozenset[str], new: frozenset[str], topic: set[str]) -> bool:
     """Whether a newer result is about what an older one was: the newer
     holds every topic word of the query the older holds ("allergic to
     penicillin" is not updated by "allergic to cats"), and they say nearly

@@ -419,18 +419,14 @@ def _fit(lines: list[Line], settings: Settings) -> list[Line]:
     if _size(memory) <= limit:
         return []
     today = when.local_day(settings.now, settings.tz)
-
-    def rank(ln: Line) -> tuple[int, Any]:
-        return _rank(ln, today)
-
     moved: list[Line] = []
     themes: set[str] = set()
-    for ln in sorted(memory, key=rank):
+    for ln in sorted(memory, key=lambda ln: _rank(ln, today)):
         keep = [x for x in memory if x.file == "MEMORY.md"]
         pointer_size = sum(len(pointer(f"topics/{t}.md", True)) + 1 for t in themes)
         if _size(keep) + pointer_size <= limit:
             break
-        theme = "archive" if rank(ln)[0] == 0 else facts.theme_of(ln.text)
+        theme = "archive" if _rank(ln, today)[0] == 0 else facts.theme_of(ln.text)
         ln.file = f"topics/{theme}.md"
         themes.add(theme)
         moved.append(ln)

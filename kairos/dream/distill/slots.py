@@ -102,7 +102,9 @@ def decide(older: Claim, newer: Claim) -> bool:
         return older.value != newer.value and bool(newer.value)
     # A negation of what the older said: "no longer drinks coffee", "sold her Golf", "quit smoking".
     if newer.negated and not older.negated and not newer.dated_past:
-        heads = frozenset(stem(w) for s in older.subjects if "'s " in s for w in s.split("'s ", 1)[1].split())
+        # The head nouns of the older's subjects ("Sam's son" -> son).
+        head_words = [w for s in older.subjects if "'s " in s for w in s.split("'s ", 1)[1].split()]
+        heads = frozenset(stem(w) for w in head_words)
         # On what the two say besides their verbs ("plays the cello" is not
         # ended by "stopped playing tennis"), or on the verb when either has
         # nothing besides ("smokes" -> "no longer smokes", "quit smoking").
@@ -114,8 +116,7 @@ def decide(older: Claim, newer: Claim) -> bool:
         # A fact about a relative ("Sam's son is vegetarian") is not ended by
         # one about the owner ("Sam is no longer vegetarian"); one about a
         # thing the owner has ("Mia's car is a Golf" -> "Mia sold her Golf") is.
-        person = any(w in PERSON_NOUNS for s in older.subjects if "'s " in s
-                     for w in s.split("'s ", 1)[1].split())
+        person = any(w in PERSON_NOUNS for w in head_words)
         if (said and (same or (owned and not person))) or (owned and _overlap(heads, n_neg)):
             return True
     # A reversal of a negation: "doesn't drink alcohol" -> "drinks wine again".

@@ -512,13 +512,12 @@ def _day_month(m: re.Match[str], d: date, past: bool, month: int, day: int, lang
     line does not say."""
     if BORN_BEFORE.search(m.string, 0, m.start()) or BORN_AFTER.match(m.string, m.end()):
         return None
-    year = _year_for(d, month, day, past)
-    found = _safe_date(year, month, day)
-    for _ in range(7):  # 29 February: the leap year the tense points to
+    first, step = _year_for(d, month, day, past), -1 if past else 1
+    found = None
+    for year in range(first, first + 8 * step, step):  # 29 February: the leap year it points to
+        found = _safe_date(year, month, day)
         if found is not None:
             break
-        year += -1 if past else 1
-        found = _safe_date(year, month, day)
     if found is None:
         return None
     return Mention(m.start(), m.end(), found, found, "day", True, lang,

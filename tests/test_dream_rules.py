@@ -409,6 +409,78 @@ def test_deaths_households_pronouns_and_phrasal_verbs(older: str, newer: str, ex
     assert slots.is_update(older, newer, frozenset({"mia"})) == expect
 
 
+PLANS_AND_EVENTS = [
+    # a class word before an event noun names the event: a school trip is no change of school
+    ("Mia has a school trip to Potsdam on 13 March 2026.",
+     "Mia will switch to the Schule am Altonaer Park after the move.", "coexist"),
+    ("Lena uses an iPhone 12.", "Lena got a phone call from Sam.", "coexist"),
+    # a plan is not yet a state; a plan that came true is replaced by what happened
+    ("Mia goes to the Lenau-Grundschule.",
+     "Mia will switch to the Schule am Altonaer Park after the move.", "coexist"),
+    ("Mia goes to the Lenau-Grundschule.", "Mia started at the Schule am Altonaer Park.", "update"),
+    ("Mia will switch to the Schule am Altonaer Park after the move.",
+     "Mia started at the Schule am Altonaer Park on 30 March 2026.", "update"),
+    ("Mia will start at SAP in April.", "Mia started at SAP.", "update"),
+    ("Mia is going to move to Hamburg in May.", "Mia moved to Hamburg.", "update"),
+    ("Mia is going to move to Hamburg in May.", "Mia lives in Berlin with Tom.", "coexist"),
+    ("Mia will start at SAP in April.", "Mia's sister started at SAP.", "coexist"),
+    ("Mia goes to kindergarten.", "Mia started school.", "update"),
+    # an event of a person moved: "X's appointment moved" updates "X has an appointment on …"
+    ("Mia has a dentist appointment on 10 March 2026 at 9:30.",
+     "Mia's dentist appointment moved to 17 March 2026 at 8:00.", "update"),
+    ("Mia has a dentist appointment on 10 March 2026 at 9:30.",
+     "Mia's physio appointment moved to 17 March 2026 at 8:00.", "coexist"),
+    ("Mia flies to Rome on 20 March 2026.",
+     "Mia's flight to Rome was rescheduled to 22 March 2026.", "update"),
+    ("Mia flies to Paris on 20 March 2026.",
+     "Mia's flight to Rome was rescheduled to 22 March 2026.", "coexist"),
+    ("Lena hat am 10. März einen Zahnarzttermin.",
+     "Lenas Zahnarzttermin wurde auf den 17. März verschoben.", "update"),
+    # a count of children in other words
+    ("Mia has two kids.", "Mia now has three children.", "update"),
+    ("Lena hat zwei Kinder.", "Lena hat jetzt drei Kinder.", "update"),
+    ("Mia has two kids.", "Mia has two grandchildren.", "coexist"),
+    # a correction of a past event; another person's is another event
+    ("Mia's sister visited on 1 March 2026.",
+     "Correction: Mia's sister visited on 28 February 2026, not 1 March 2026.", "update"),
+    ("Mia's sister visited on 1 March 2026.",
+     "Correction: Mia's brother visited on 28 February 2026.", "coexist"),
+    ("Mia ran 10 km on 1 March 2026.", "Actually, Mia ran 12 km on 1 March 2026.", "update"),
+]
+
+
+@pytest.mark.parametrize(("older", "newer", "expect"), PLANS_AND_EVENTS)
+def test_plans_events_counts_and_corrections(older: str, newer: str, expect: str) -> None:
+    """Found by a fourth QA pass (school trips, plans, moved appointments)."""
+    assert slots.is_update(older, newer) == expect
+
+
+def test_a_line_that_also_says_what_the_newer_does_not_replace_stays() -> None:
+    """Mia's age and school on one line: a new school must not take her age
+    with the old school (a durable fact lost); the line stays."""
+    settings = Settings(at("2026-04-01T02:00Z"), when.zone(None))
+    units = [unit(1, "Lena's daughter Mia is 7 and goes to the Lenau-Grundschule.", "2026-03-02T08:00Z"),
+             unit(2, "Mia started at the Schule am Altonaer Park on 30 March 2026.", "2026-03-30T08:00Z")]
+    assert lines(derive(units, {}, settings).files) == [t.text for t in units]
+    single = [unit(1, "Mia goes to the Lenau-Grundschule.", "2026-03-02T08:00Z"), units[1]]
+    assert lines(derive(single, {}, settings).files) == [units[1].text]
+
+
+@pytest.mark.parametrize("text", ["Lena's team offsite is in 2 weeks.",
+                                  "Lena will be back from parental leave in 1 month.",
+                                  "Lena ist in 3 Wochen im Urlaub.",
+                                  "Lena is on holiday for 2 weeks from 9 March."])
+def test_in_two_weeks_is_a_when_not_a_quantity(text: str) -> None:
+    """A QA pass: "in 1 month" was read as a durable quantity, so the line
+    never aged; it is a time, and the line goes to the archive once past."""
+    written = at("2026-03-02T08:00Z")
+    assert facts.classify(text, when.resolve(text, written, written, when.zone(None))).cls == \
+        facts.TIME_BOUND
+    plan = derive([unit(1, text, "2026-03-02T08:00Z")], {},
+                  Settings(at("2026-07-01T02:00Z"), when.zone(None)))
+    assert lines(plan.files) == [] and len(lines(plan.files, "topics/archive.md")) == 1
+
+
 def test_an_attribute_is_the_whole_noun_never_its_last_word() -> None:
     phone = "Mia's phone number is +49 151 1234567."
     assert slots.is_update(phone, "Mia's passport number is C01X00T47.") == "coexist"

@@ -11,6 +11,7 @@ reversal, an addition, a dated past event).  English and German.  Pure: no I/O.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -80,6 +81,8 @@ class Claim:
     classes: frozenset[str] = frozenset()
     negates: frozenset[str] = frozenset()  # the stems a negation applies to
     past: bool = False  # told in the past tense
+    plan: bool = False  # a change to come: "will switch to", "is going to move to"
+    corrects: bool = False  # "Correction: …": the line corrects what was said before
     text: str = field(default="", compare=False)
 
 
@@ -335,6 +338,9 @@ def _class_value(text_low: str, cls: str) -> list[str]:
     return sorted(set(_CLASS_PATTERNS[cls].findall(text_low)))
 
 
+_PLAN = re.compile(r"\b(?:will|shall|going to|plans? to|planning to|wird|werden)\s+(?:\w+\s+)?"
+                   r"(?:switch|change|move|start|join|go|attend|transfer|wechseln|umziehen|ziehen|"
+                   r"anfangen|gehen)\w*\b")
 _NAMED = re.compile(r"\b(?:called|named|namens|hei(?:ß|ss)t)\s+([\w-]+)")
 
 
@@ -342,7 +348,12 @@ def _classes(text_low: str, tokens: list[str]) -> set[str]:
     """The classes of thing a text names — but a name is not a thing: the
     cat "called Pixel" is no phone, the dog "named Golf" no car."""
     names = set(_NAMED.findall(text_low))
-    found = {CLASSES[t] for t in tokens if t in CLASSES and t not in names}
+    # A class word before an event noun names the event, not the thing: a
+    # "school trip" is no change of school, a "phone call" no new phone.
+    found = {CLASSES[t] for n, t in enumerate(tokens) if t in CLASSES and t not in names
+             and not (n + 1 < len(tokens) and tokens[n + 1] in EVENT_NOUNS)}
+    # German compounds: a "Grundschule", a "Musikgymnasium" is a school.
+    found.update("school" for t in tokens if t.endswith(("schule", "gymnasium")) and t not in names)
     found.update(CLASSES[m] for m in _MULTIWORD.findall(text_low))
     return found
 
@@ -355,7 +366,17 @@ def claims_of(text: str, names: frozenset[str] = frozenset()) -> list[Claim]:
 
 @lru_cache(maxsize=16384)
 def _claims(text: str, names: frozenset[str]) -> tuple[Claim, ...]:
+    # "Correction: Sam's sister visited on 28 February, not 1 March": the
+    # line after the marker, a change of what was said before.
+    marked = _CORRECTION.match(text)
+    if marked and text[marked.end():].strip():
+        return tuple(dataclasses.replace(c, change=True, corrects=True)
+                     for c in _read_claims(text[marked.end():], names))
     return tuple(_read_claims(text, names))
+
+
+_CORRECTION = re.compile(r"\s*(?:correction|corrected|update|berichtigung|korrektur|"
+                         r"actually|eigentlich|richtig ist)\s*[:,–—-]\s*", re.I)
 
 
 def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
@@ -480,7 +501,7 @@ def _claim(c: _Clause, piece: str, line: str, german: bool) -> Claim:
     event = past and attribute is None
     return Claim(subjects, owner, attribute, tuple(value_out), verb, content, negated, change, again,
                  added, dated_past, event, many, tuple(frame), frozenset(classes), negates, past,
-                 piece)
+                 bool(_PLAN.search(low)), text=piece)
 
 
 def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes: set[str],
@@ -535,6 +556,10 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
             name = [w for w in value if w not in ("called", "named", "goes", "by", "wants", "be",
                                                  "prefers", "heißt", "heisst", "to")]
             return "called", False, name, frame
+    # A plan is not yet a state: "will switch to the Schule am Park" leaves
+    # the school Mia goes to now, as "will move to Hamburg" leaves her home.
+    if _PLAN.search(low):
+        return None, False, value, frame
     # 3. Where one lives, works; where one comes from.
     if verb in ("live", "wohn") or raw in ("lives", "live", "wohnt", "wohne", "wohnen", "lived"):
         if re.search(r"^(?:\w+ )?(?:with|mit|together|zusammen|alone|allein|alleine|by herself|"
@@ -561,6 +586,9 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
         if prep in ("from", "von") or not after:
             return f"work:{' '.join(value)}", False, value, frame
         return "employer", False, _places(c.rest) or value, frame
+    # Children at school: "started at the Schule am Park" is no employer.
+    if "school" in classes and not re.search(r"\b(?:teach\w*|unterricht\w*|job|stelle)\b", low):
+        return "school", False, _class_value(low, "school") or value, frame
     if raw in ("joined", "joins", "join") or re.search(r"\b(?:joined|fängt bei|angefangen bei|"
                                                      r"started at|starts at|starting at)\b", low):
         return "employer", False, _places(c.rest) or value, frame
@@ -719,7 +747,19 @@ _UNIT_WORDS = {"people": "people", "persons": "people", "person": "people", "leu
                "dollar": "money", "pounds": "money", "€": "money", "$": "money", "£": "money",
                "kg": "kg", "kilos": "kg", "kilo": "kg", "lbs": "kg", "cm": "cm", "km": "km",
                "minutes": "min", "min": "min", "minuten": "min", "hours": "h", "stunden": "h",
-               "mg": "mg", "ml": "ml"}
+               "mg": "mg", "ml": "ml",
+               "kids": "children", "kid": "children", "children": "children", "child": "children",
+               "kinder": "children", "kind": "children", "grandkids": "grandchildren",
+               "grandchildren": "grandchildren", "enkel": "grandchildren",
+               "enkelkinder": "grandchildren"}
+
+
+# Spans of time, and the words that make one a when: "in 2 weeks", "for 3 days".
+_SPANS = frozenset("""day days week weeks month months year years hour hours minute minutes
+fortnight fortnights tag tage tagen woche wochen monat monate monaten jahr jahre jahren stunde
+stunden minute minuten""".split())
+_SPAN_BEFORE = frozenset("in within for next another über innerhalb binnen vor nach für noch "
+                         "nächsten kommenden".split())
 
 
 def _quantity(rest: list[str]) -> tuple[str, list[str], set[str]] | None:
@@ -732,6 +772,10 @@ def _quantity(rest: list[str]) -> tuple[str, list[str], set[str]] | None:
             u = _UNIT_WORDS.get(unit) or stem(spelling(unit))
             if u in STOP or u.isdigit():
                 continue
+            before = rest[j - 1].lower() if j else ""
+            after = rest[j + 2].lower() if j + 2 < len(rest) else ""
+            if unit in _SPANS and (before in _SPAN_BEFORE or after in ("ago", "later", "from")):
+                continue  # "in 2 weeks", "for 3 days", "vor 2 Wochen": when, not how many
             number = w.lower()
             return f"qty:{u}", [number], {w.lower(), unit, "old", "alt", "a", "month", "monat"}
     return None

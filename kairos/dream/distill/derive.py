@@ -215,7 +215,12 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                 continue  # a plan still ahead is not undone by a statement of how things are
             if _two_events(older, newer):
                 continue
-            if any(slots.decide(o, n) for o in older.claims for n in newer.claims):
+            replaced = [any(slots.decide(o, n) for n in newer.claims) for o in older.claims]
+            # A line that also says what the newer does not replace stays:
+            # "Mia is 7 and goes to the Lenau-Grundschule" keeps her age when
+            # she changes school (a missed update, not a lost fact).
+            if any(replaced) and all(r or not _says(o) for r, o in zip(replaced, older.claims,
+                                                                        strict=True)):
                 older.superseded_by = newer
     for f in ordered:  # chains: what replaced it is what is live now
         seen = set()
@@ -223,6 +228,11 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                 id(f.superseded_by) not in seen:
             seen.add(id(f.superseded_by))
             f.superseded_by = f.superseded_by.superseded_by
+
+
+def _says(claim: slots.Claim) -> bool:
+    """Whether a claim states something of its own (not a bare verb)."""
+    return bool(claim.content - {claim.verb})
 
 
 _CAPITALIZED = re.compile(r"(?<!^)(?<![.!?] )\b[A-ZÄÖÜ][\w'’-]+")

@@ -24,6 +24,8 @@ attribute never loses a fact.  English and German.  Pure: no I/O.
 
 from __future__ import annotations
 
+import re
+
 from kairos.dream.distill.claims import Claim, claims_of
 from kairos.dream.distill.lexicon import (
     DURABLE_ATTRIBUTES,
@@ -41,6 +43,13 @@ def _same_subject(a: Claim, b: Claim) -> bool:
         return False
     names_a, names_b = _names(a.subjects), _names(b.subjects)
     return not (names_a and names_b and not names_a & names_b and shared.isdisjoint(names_a))
+
+
+def _owns(owner: str | None, subjects: frozenset[str]) -> bool:
+    """Whether ``owner`` is one of the subjects — German genitives included
+    ("Lenas Termin" is Lena's)."""
+    return owner is not None and (owner in subjects or (
+        owner.endswith("s") and len(owner) > 3 and owner[:-1] in subjects))
 
 
 def _names(subjects: frozenset[str]) -> set[str]:
@@ -73,19 +82,35 @@ def decide(older: Claim, newer: Claim) -> bool:
     """Whether the newer claim replaces the older one."""
     if newer.added and not newer.change and not newer.negated:
         return False
-    if older.dated_past and newer.dated_past:
-        return False  # two events in history: both stay true
+    if older.dated_past and newer.dated_past and not (
+            newer.corrects and older.verb == newer.verb and _same_subject(older, newer)):
+        return False  # two events in history: both stay true (unless one corrects the other)
     same = _same_subject(older, newer)
-    owned = older.owner is not None and older.owner in newer.subjects
+    owned = _owns(older.owner, newer.subjects)
     # "Mia's cat Luna died" ends "Mia has a cat called Luna" and "Mia's cat is a tabby".
-    if newer.negated and newer.owner is not None and newer.owner in older.subjects and \
+    if newer.negated and _owns(newer.owner, older.subjects) and \
             GONE.search(newer.text) and _overlap(newer.negates, older.content | frozenset(
                 stem(w) for w in older.value)):
         return True
     if same and newer.negated and GONE.search(newer.text) and not older.negated and not older.past:
         return True  # what was true of it stays history: "Mia's father was a teacher"
+    # "Lena's dentist appointment moved to 17 March" -> "Lena has a dentist appointment on 10 March".
+    if newer.attribute == "when" and _owns(newer.owner, older.subjects) \
+            and not older.negated and older.attribute in (None, "when"):
+        heads = {stem(w) for s in newer.subjects if "'s " in s for w in s.split("'s ", 1)[1].split()}
+        heads = {_EVENT_VERBS.get(h, h) for h in heads}  # "flight" is "flies"
+        heads = {next((c for c in older.content if len(h) > 6 and h.startswith(c) and len(c) >= 6),
+                      h) for h in heads}  # the stemmer cuts "Zahnarzttermin" one letter shorter
+        extra = newer.content - older.content - {stem(w) for w in newer.value} - _MOVE_WORDS
+        if heads and heads <= older.content and not extra and any(
+                re.match(r"\d", w) or w[:3] in _MONTHS3 for w in older.value):
+            return True
     if not same and not owned:
         return False
+    # "Correction: Lena's sister visited on 28 February": what was said of it before is replaced.
+    if newer.corrects and same and older.verb == newer.verb and older.verb not in _EMPTY_VERBS \
+            and not older.negated:
+        return True
     o_all = older.content | frozenset(older.value) | frozenset(stem(w) for w in older.value)
     n_obj = newer.content - {newer.verb}
     n_neg = (newer.negates or newer.content) - {newer.verb}
@@ -100,6 +125,11 @@ def decide(older: Claim, newer: Claim) -> bool:
         if older.negated != newer.negated:
             return True
         return older.value != newer.value and bool(newer.value)
+    # A plan that came true: "will switch to the Schule am Park" -> "started at the Schule am Park".
+    if older.plan and not newer.plan and not newer.negated and same and newer.attribute and \
+            _overlap(frozenset(stem(w) for w in older.value) - {older.verb, "mov", "move"},
+                     frozenset(stem(w) for w in newer.value)):
+        return True
     # A negation of what the older said: "no longer drinks coffee", "sold her Golf", "quit smoking".
     if newer.negated and not older.negated and not newer.dated_past:
         # The head nouns of the older's subjects ("Sam's son" -> son).
@@ -148,6 +178,11 @@ def decide(older: Claim, newer: Claim) -> bool:
     return False
 
 
+# The verb an event noun names: "Lena's flight … moved" updates "Lena flies …".
+_EVENT_VERBS = {"fligh": "fly", "flug": "flieg", "drive": "driv", "ride": "rid"}
+_MOVE_WORDS = frozenset("mov push postpo reschedul chang delay shif verschob verleg back to auf "
+                        "be hav now wurd werd word ist sind hab".split())
+_MONTHS3 = frozenset("jan feb mar apr may jun jul aug sep oct nov dec mär mai okt dez".split())
 # Verbs that say nothing by themselves: two claims do not meet on them alone.
 _EMPTY_VERBS = frozenset({"", "be", "hav", "have", "ha", "do", "get", "sein", "hab", "haben"})
 # What one uses or consumes: "drinks oat lattes" -> "switched to flat whites".

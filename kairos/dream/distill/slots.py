@@ -97,12 +97,12 @@ def decide(older: Claim, newer: Claim) -> bool:
     # "Lena's dentist appointment moved to 17 March" -> "Lena has a dentist appointment on 10 March".
     if newer.attribute == "when" and _owns(newer.owner, older.subjects) \
             and not older.negated and older.attribute in (None, "when"):
-        heads = {stem(w) for s in newer.subjects if "'s " in s for w in s.split("'s ", 1)[1].split()}
-        heads = {_EVENT_VERBS.get(h, h) for h in heads}  # "flight" is "flies"
-        heads = {next((c for c in older.content if len(h) > 6 and h.startswith(c) and len(c) >= 6),
-                      h) for h in heads}  # the stemmer cuts "Zahnarzttermin" one letter shorter
+        named = {_EVENT_VERBS.get(stem(w), stem(w)) for s in newer.subjects if "'s " in s
+                 for w in s.split("'s ", 1)[1].split()}  # "flight" is "flies"
+        events = {next((c for c in older.content if len(h) > 6 and h.startswith(c) and len(c) >= 6),
+                       h) for h in named}  # the stemmer cuts "Zahnarzttermin" one letter shorter
         extra = newer.content - older.content - {stem(w) for w in newer.value} - _MOVE_WORDS
-        if heads and heads <= older.content and not extra and any(
+        if events and events <= older.content and not extra and any(
                 re.match(r"\d", w) or w[:3] in _MONTHS3 for w in older.value):
             return True
     if not same and not owned:

@@ -449,6 +449,37 @@ PLANS_AND_EVENTS = [
 ]
 
 
+PLANS_AND_EVENTS += [
+    # an ending verb ends the head of its object, not a person or a modifier beside it
+    ("Lena's husband is Jonas.", "Lena finished the puzzle with Jonas.", "coexist"),
+    ("Lena's husband is Jonas.", "Lena finished the quarterly report for Jonas.", "coexist"),
+    ("Lena's husband is Jonas.", "Lena stopped texting Jonas during work hours.", "coexist"),
+    ("Lena's boyfriend is Tom.", "Lena left the party with Tom.", "coexist"),
+    ("Lena's manager is Karl.", "Lena sold her old bike to Karl.", "coexist"),
+    ("Lena's boyfriend is Tom.", "Lena broke up with Tom.", "update"),
+    ("Lena's boyfriend is Tom.", "Lena left Tom.", "update"),
+    ("Lena's husband is Jonas.", "Lena divorced Jonas.", "update"),
+    ("Lena works as an accountant.", "Lena quit her accounting course.", "coexist"),
+    ("Lena speaks Spanish.", "Lena finished her Spanish course.", "coexist"),
+    ("Lena works on the Atlas project.", "Lena finished the Atlas project slides.", "coexist"),
+    ("Lena is learning Spanish.",
+     "Lena gave up on Spanish Duolingo lessons and takes classes instead.", "coexist"),
+    ("Lena works at Zalando.", "Lena quit her job at Zalando in March.", "update"),
+    ("Lena works at Zalando.", "Lena left her job at Zalando.", "update"),
+    ("Lena works at Zalando.", "Lena left Zalando in March.", "update"),
+    ("Mia works at Zalando.", "Mia left work early today.", "coexist"),
+    ("Lena has a key to Jonas's flat.", "Lena left her keys at the office.", "coexist"),
+    # a narrower habit, another purpose, a place's name
+    ("Lena drinks coffee every morning.", "Lena no longer drinks coffee after 2pm.", "coexist"),
+    ("Lena drinks coffee.", "Lena no longer drinks coffee.", "update"),
+    ("Lena uses an iPhone for work.", "Lena switched to a Pixel for her private phone.", "coexist"),
+    ("Lena's email is lena@example.com.", "Lena's work email is lena.fischer@zalando.de.", "coexist"),
+    ("Lena's work email is a@x.de.", "Lena's work email changed to b@y.de.", "update"),
+    ("Lena's email is a@x.de.", "Lena's email changed to b@y.de.", "update"),
+    ("Lena arbeitet bei Zalando.", "Lena fängt am 1. Februar bei SAP an.", "update"),
+]
+
+
 @pytest.mark.parametrize(("older", "newer", "expect"), PLANS_AND_EVENTS)
 def test_plans_events_counts_and_corrections(older: str, newer: str, expect: str) -> None:
     """Found by a fourth QA pass (school trips, plans, moved appointments)."""
@@ -464,6 +495,34 @@ def test_a_line_that_also_says_what_the_newer_does_not_replace_stays() -> None:
     assert lines(derive(units, {}, settings).files) == [t.text for t in units]
     single = [unit(1, "Mia goes to the Lenau-Grundschule.", "2026-03-02T08:00Z"), units[1]]
     assert lines(derive(single, {}, settings).files) == [units[1].text]
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Lena works at Zalando.",
+     "Lena is working at the SAP office in Walldorf next week for a workshop."),
+    ("Lena lives in Berlin.", "Lena lives in Madrid for three months from February."),
+    ("Timezone: Europe/Berlin",
+     "Lena is in New York this week; her timezone is America/New_York until Friday."),
+])
+def test_a_while_elsewhere_leaves_home_employer_and_timezone(older: str, newer: str) -> None:
+    """A QA pass: a workshop week ended the employer, a three-month stay the
+    home, a trip the timezone ("New York" read as "new") — each for good."""
+    units = [unit(1, older, "2026-01-05T08:00Z"), unit(2, newer, "2026-01-19T08:00Z")]
+    for night in ("2026-01-20T02:00Z", "2026-06-01T02:00Z"):
+        plan = derive(units, {}, Settings(at(night), when.zone("Europe/Berlin"), frozenset({"lena"})))
+        assert older in lines(plan.files), night
+
+
+@pytest.mark.parametrize("text", ["Lena is adopting a dog called Rex next week.",
+                                  "Lena will be 40 on 2 February.", "Lena wird am Freitag 40.",
+                                  "Lena and Jonas are expecting their first child in March.",
+                                  "Lena is getting her driving licence next week."])
+def test_a_dated_life_event_is_durable(text: str) -> None:
+    """A QA pass: a dog adopted, a birthday, a child, a licence went to the
+    archive thirty days after their date, as if they were plans."""
+    plan = derive([unit(1, text, "2026-01-05T08:00Z")], {},
+                  Settings(at("2026-07-01T02:00Z"), when.zone("Europe/Berlin")))
+    assert len(lines(plan.files)) == 1 and lines(plan.files, "topics/archive.md") == []
 
 
 @pytest.mark.parametrize("text", ["Lena's team offsite is in 2 weeks.",

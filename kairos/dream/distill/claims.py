@@ -454,18 +454,19 @@ def _claim(c: _Clause, piece: str, line: str, german: bool) -> Claim:
     rest_low = [w.lower().replace("’", "'") for w in c.rest]
     verb = c.verb
     raw = c.verb_raw.lower().replace("’", "'")
-    negated = bool(NEG_PHRASES.search(low)) or raw.endswith("n't") or \
+    plain = _LEFT_SOMEWHERE.sub("put", low)  # "left her keys at the office": put down, not given up
+    negated = bool(NEG_PHRASES.search(plain)) or raw.endswith("n't") or \
         any(w in NEG_WORDS for w in rest_low[:2]) or (german and any(w in NEG_WORDS for w in rest_low))
     # "called Bruno, not Bruhno": a correction, not a negation
     if re.search(r",\s*(?:not|nicht)\s+\w+\s*$", piece, re.I) and not NEG_PHRASES.search(low):
         negated = raw.endswith("n't")
-    ended = ENDING.search(low)
+    ended = ENDING.search(plain)
     if ended:
         negated = True
     gone = bool(GONE.search(low))
     if gone:
         negated = True
-    change = bool(CHANGE.search(low))
+    change = bool(CHANGE.search(_NEW_PLACE.sub("", piece)))  # "New York" says nothing new
     again = bool(AGAIN.search(low))
     added = bool(ADDED.search(low))
     value = _value_tokens(c.rest)
@@ -480,9 +481,8 @@ def _claim(c: _Clause, piece: str, line: str, german: bool) -> Claim:
             stem(w.lower()) for w in c.tokens[:c.tokens.index(c.verb_raw) if c.verb_raw in c.tokens
                                              else 0] if w[0].isupper()}
     elif ended and not german:
-        after = [w for w in words(piece[ended.end():]) if w.lower() not in STOP
-                 and w.lower() not in MARKERS][:3]
-        negates = frozenset(stem(spelling(w.lower())) for w in after)
+        negates = frozenset(stem(spelling(w.lower())) for w in _object_head(
+            plain[ended.end():], gerund=not _DETERMINED.search(ended.group(0))))
     else:
         negates = content
     classes = _classes(" ".join([raw, *rest_low]), [raw, *rest_low])
@@ -589,7 +589,8 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     # Children at school: "started at the Schule am Park" is no employer.
     if "school" in classes and not re.search(r"\b(?:teach\w*|unterricht\w*|job|stelle)\b", low):
         return "school", False, _class_value(low, "school") or value, frame
-    if raw in ("joined", "joins", "join") or re.search(r"\b(?:joined|fängt bei|angefangen bei|"
+    if raw in ("joined", "joins", "join") or re.search(r"\b(?:joined|f(?:ä|a)ngt bei|angefangen bei|"
+                                                     r"f(?:ä|a)ngt .*\bbei \S+ an\b|fing .*\bbei \S+ an\b|"
                                                      r"started at|starts at|starting at)\b", low):
         return "employer", False, _places(c.rest) or value, frame
     if re.search(r"\b(?:left|quit|gekündigt|aufgehört bei)\b", low) and _places(c.rest):
@@ -762,6 +763,45 @@ _SPAN_BEFORE = frozenset("in within for next another über innerhalb binnen vor 
                          "nächsten kommenden".split())
 
 
+# Where a direct object ends: "finished the puzzle | with Jonas", "sold her bike | to Karl".
+_OBJECT_ENDS = frozenset("with for to during after before from since until about at in on by "
+                         "mit für an während nach vor seit bei".split())
+# Heads that name no thing of their own: "quit her job at Zalando" ends Zalando.
+_EMPTY_HEADS = frozenset("job position role post work stelle".split())
+
+
+_NEW_PLACE = re.compile(r"\b(?:New|Neu)\s+(?=[A-Z])")
+_LEFT_SOMEWHERE = re.compile(r"\bleft\s+(?!work|school|home)(?!(?:\S+\s+)?(?:job|position|role|post|team|"
+                             r"company|firm|band|club)\b)(?:\S+\s+){1,3}?(?:at|in|on|behind|outside|inside|under|"
+                             r"next to|beside)\b(?!\s+(?:january|february|march|april|may|june|"
+                             r"july|august|september|october|november|december|\d))")
+_DETERMINED = re.compile(r"\b(?:her|his|their|my|the|den|die|das|dem|seinen|ihren|seine|ihre)\s*$")
+
+
+def _object_head(after: str, gerund: bool = True) -> list[str]:
+    """What an ending verb ends: the head of its direct object, the last
+    word of its noun phrase ("quit her accounting course" ends a course, not
+    accounting; "finished her Spanish course" no language), or a gerund and
+    its object ("stopped playing tennis"); never a person or place in a
+    phrase after it ("finished the puzzle with Jonas")."""
+    obj: list[str] = []
+    for w in words(after):
+        low = w.lower()
+        if low in _OBJECT_ENDS and obj:
+            if obj[-1].lower() in _EMPTY_HEADS and low in ("at", "bei", "with", "for"):
+                obj = []  # "her job at Zalando": Zalando
+                continue
+            break
+        if low in STOP or low in MARKERS:
+            continue
+        obj.append(w)
+        if len(obj) == 3:
+            break
+    if len(obj) > 1 and not (gerund and obj[0].lower().endswith("ing")):
+        obj = obj[-1:]
+    return obj
+
+
 def _quantity(rest: list[str]) -> tuple[str, list[str], set[str]] | None:
     """A number and what it counts: ("qty:cat", ["3"], words used)."""
     for j, w in enumerate(rest):
@@ -810,5 +850,6 @@ def _moved_to(low: str) -> bool:
 
 def _change_verb(verb: str, raw: str) -> bool:
     return raw in ("grown", "grew", "rose", "went", "increased", "dropped", "fell", "raised",
-                   "erhöht", "gestiegen", "gesunken", "gesenkt", "wurde") or verb in (
-        "grow", "rise", "increas", "drop", "rais", "erhöh", "steig")
+                   "erhöht", "gestiegen", "gesunken", "gesenkt", "wurde", "changed", "changes",
+                   "switched", "geändert", "ändert", "änderte") or verb in (
+        "grow", "rise", "increas", "drop", "rais", "erhöh", "steig", "chang")

@@ -213,7 +213,7 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             if ot.end and ot.end >= today and not ot.written_past and not newer.timed.dated and \
                     not any(c.negated for c in newer.claims):
                 continue  # a plan still ahead is not undone by a statement of how things are
-            if _two_events(older, newer):
+            if _two_events(older, newer) or _a_while_away(older, newer):
                 continue
             replaced = [any(slots.decide(o, n) for n in newer.claims) for o in older.claims]
             # A line that also says what the newer does not replace stays:
@@ -254,6 +254,29 @@ def _two_events(older: Fact, newer: Fact) -> bool:
         return True
     a, b = _names(older.unit.text), _names(newer.unit.text)
     return bool(a - b and b - a)  # another person or place on each side, not one added
+
+
+# A change said by its verb: a new job, a move ("is moving to Hamburg on 1 June").
+_STARTED = re.compile(r"\b(?:starts?|started|starting|joins?|joined|f(?:ä|a)ngt|fing|beginnt|begann|"
+                      r"moves?|moving|relocat\w*|zieht|ziehen|umzug|umziehen)\b", re.I)
+_SETTLED = frozenset({"employer", "home", "workplace", "occupation", "timezone"})
+# A while, said without a date: "for three months", "for a workshop", "für zwei Wochen".
+_A_WHILE = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|a few|several|some|\d+) "
+                      r"(?:days?|weeks?|months?|fortnight|semester|term)\b|\bfor a (?:workshop|"
+                      r"conference|training|course|visit|project)\b|\bon a business trip\b|"
+                      r"\bfür (?:\w+ )?(?:tage|wochen|monate)\b|\bvorübergehend\b|\btemporarily\b",
+                      re.I)
+
+
+def _a_while_away(older: Fact, newer: Fact) -> bool:
+    """Whether a dated line tells of a while somewhere else ("is working at
+    the SAP office next week for a workshop", "is in Madrid for three months
+    from February") rather than a change of employer or home: it says no
+    change in words ("moved", "now", "started", "no longer")."""
+    return ((newer.timed.dated or bool(_A_WHILE.search(newer.unit.text))) and not older.timed.dated
+            and any(c.attribute in _SETTLED for c in older.claims)
+            and not any(c.change or c.again or c.negated or c.corrects for c in newer.claims)
+            and not _STARTED.search(newer.unit.text))
 
 
 def _names(text: str) -> set[str]:

@@ -42,6 +42,21 @@ _DROP = frozenset({"a", "an", "the", "der", "die", "das", "den", "dem", "ein", "
 NEGATIONS = frozenset({"not", "no", "never", "n't", "nicht", "kein", "keine", "keinen", "keinem",
                        "nie", "niemals", "longer", "anymore", "quit", "stopped", "former", "ex",
                        "ehemals", "früher", "mehr", "without", "ohne", "nor", "neither"})
+# Dated events that leave a lasting state: the line is durable, dated or not
+# ("is adopting a dog called Rex next week" — she has a dog after).
+LIFE_EVENT = re.compile(
+    r"\badopt(?:s|ed|ing)?\b|\b(?:got|gets|getting|bought|buys|buying) (?:a|an|her|his|their|my) "
+    r"(?:new )?(?:dog|cat|puppy|kitten|rabbit|horse|house|flat|apartment|home)\b|"
+    r"\bexpecting (?:a|their|her|his|our) (?:first |second |third )?(?:child|baby|son|daughter)\b|"
+    r"\b(?:was|were|is|been) born\b|\b(?:got|gets|getting|were|was) (?:married|engaged)\b|"
+    r"\b(?:turns|turned|will be|wird|wurde) \d{1,3}\b(?! (?:minutes|hours|days|km|kg|euros?|%))|"
+    r"\bgraduat(?:es|ed|ing)\b|\b(?:got|gets|getting|passed|passes|earned|received) (?:her|his|their|my) "
+    r"(?:driving licen[cs]e|driver's licen[cs]e|degree|phd|master's|bachelor's|citizenship)\b|"
+    r"\b(?:wird|wurde)\b[^.]{0,40}?\b\d{1,3}(?: jahre alt)?\s*\.?\s*$|"
+    r"\bführerschein\b|\bgeheiratet\b|\bheiratet\b|\bgeboren\b|\badoptiert\b|"
+    r"\bbekommt (?:ein|einen|eine) (?:baby|kind|hund|katze)\b", re.I)
+NOT_DONE = re.compile(r"\b(?:cancel\w*|abgesagt|called off|fell through|didn't|did not|won't|"
+                      r"will not|not)\b", re.I)
 _CLOCK = re.compile(r"\b0(\d):(\d\d)\b")
 _NUM_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)\s*(%|€|\$|£|[a-zA-Zäöü]+)\b")
 
@@ -172,6 +187,8 @@ def classify(text: str, timed: when.Timed, claims: list[Claim] | None = None) ->
         return Kind(DURABLE, "recurring" if not attribute else attribute)
     if attribute and not timed.currently:
         return Kind(DURABLE, attribute)
+    if LIFE_EVENT.search(text) and not NOT_DONE.search(text):
+        return Kind(DURABLE, "a life event")  # a dog adopted, a child born, a licence: for good
     if timed.time_bound:
         return Kind(TIME_BOUND, "currently" if timed.currently and not timed.dated else "dated")
     if timed.written_past and not any(c.attribute and not c.event for c in claims):

@@ -23,8 +23,10 @@ for _attr, _nouns in {
                     "mobilnummer|rufnummer|private number",
     "office number": "office number|work number|office phone|work phone|desk phone|festnetz|"
                      "festnetznummer|büronummer|dienstnummer",
-    "email": "email|e-mail|email address|e-mail address|mail|work email|mail address|"
+    "email": "email|e-mail|email address|e-mail address|mail|mail address|"
              "e-mail-adresse|emailadresse|mailadresse",
+    "work email": "work email|work e-mail|business email|office email|work address|"
+                  "dienstliche e-mail|dienstliche mail|arbeits-e-mail|firmen-e-mail",
     "name": "name|first name|vorname",
     "full name": "full name|legal name|surname|last name|family name|nachname|vollständiger name",
     "called": "preferred name|nickname|nick name|rufname|spitzname|called",
@@ -186,6 +188,7 @@ AUX_EN = frozenset({"is", "are", "am", "was", "were", "has", "have", "had", "doe
                     "wasn't", "hasn't", "won't"})
 # Verbs that end what they govern: "quit smoking", "left Siemens", "sold her Golf".
 ENDING = re.compile(r"\b(?:gave up|give up|gives up|stopped|quit|finished|broke up|left|sold|"
+                    r"divorced|split up with|separated from|dumped|gave up on|give up on|gives up on|"
                      r"aufgehört|aufgegeben|verkauft|gekündigt)\b"
                      # "stopped by her mother's", "left for Lisbon", "left work early": no ending
                      r"(?!\s+(?:by|at|in|for|to|from|on|off|over|behind|around|early|late|home|work|"

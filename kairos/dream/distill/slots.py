@@ -82,6 +82,10 @@ def decide(older: Claim, newer: Claim) -> bool:
     """Whether the newer claim replaces the older one."""
     if newer.added and not newer.change and not newer.negated:
         return False
+    # One for work, one private: "uses an iPhone for work" / "a Pixel for her private phone".
+    purposes = _purpose(older.text), _purpose(newer.text)
+    if all(purposes) and purposes[0] != purposes[1]:
+        return False
     if older.dated_past and newer.dated_past and not (
             newer.corrects and older.verb == newer.verb and _same_subject(older, newer)):
         return False  # two events in history: both stay true (unless one corrects the other)
@@ -143,11 +147,18 @@ def decide(older: Claim, newer: Claim) -> bool:
         said = (_overlap_prefix(o_obj, n_obj_neg) if o_obj and n_obj_neg
                 else older.verb not in _EMPTY_VERBS
                 and older.verb in (newer.negates or newer.content) | {newer.verb})
+        # "no longer drinks coffee after 2pm" narrows "drinks coffee every morning", it does not end it.
+        if _NARROWED.search(newer.text) and not _NARROWED.search(older.text):
+            said = False
         # A fact about a relative ("Sam's son is vegetarian") is not ended by
         # one about the owner ("Sam is no longer vegetarian"); one about a
         # thing the owner has ("Mia's car is a Golf" -> "Mia sold her Golf") is.
         person = any(w in PERSON_NOUNS for w in head_words)
-        if (said and (same or (owned and not person))) or (owned and _overlap(heads, n_neg)):
+        # Who someone is to one ends only when they part: "stopped texting
+        # Jonas" or "finished the report for Jonas" leaves him her husband.
+        parted = older.attribute not in _PEOPLE or bool(_PARTED.search(newer.text))
+        if parted and ((said and (same or (owned and not person))) or
+                       (owned and _overlap(heads, n_neg))):
             return True
     # A reversal of a negation: "doesn't drink alcohol" -> "drinks wine again".
     if older.negated and not newer.negated and same and older.verb and (
@@ -183,6 +194,27 @@ _EVENT_VERBS = {"fligh": "fly", "flug": "flieg", "drive": "driv", "ride": "rid"}
 _MOVE_WORDS = frozenset("mov push postpo reschedul chang delay shif verschob verleg back to auf "
                         "be hav now wurd werd word ist sind hab".split())
 _MONTHS3 = frozenset("jan feb mar apr may jun jul aug sep oct nov dec mär mai okt dez".split())
+_WORK = re.compile(r"\b(?:for work|work|business|office|job|dienstlich\w*|beruflich\w*|arbeit\w*)\b",
+                   re.I)
+_PRIVATE = re.compile(r"\b(?:private|personal|privat\w*|persönlich\w*|home)\b", re.I)
+# A restriction of a habit to a time: "after 2pm", "at night", "on weekdays".
+_NARROWED = re.compile(r"\b(?:after|before) (?:\d|noon|midnight|dinner|lunch|bed|work|\w+day)|"
+                       r"\bat night\b|\bin the (?:evening|morning|afternoon)s?\b|"
+                       r"\bon (?:weekdays|weekends|workdays|week nights)\b|\bduring the week\b|"
+                       r"\bnach \d|\babends\b|\bunter der woche\b", re.I)
+
+
+def _purpose(text: str) -> str | None:
+    """What a thing is for, when a line says: "work" or "private"."""
+    work, private = bool(_WORK.search(text)), bool(_PRIVATE.search(text))
+    return "work" if work and not private else "private" if private and not work else None
+
+
+# Attributes whose value is a person, and the words that say two people parted.
+_PEOPLE = frozenset({"spouse", "partner", "boyfriend", "girlfriend", "fiance", "manager", "doctor"})
+_PARTED = re.compile(r"\b(?:broke up|break up|split|separated|divorced|left|dumped|no longer|ex-|"
+                     r"anymore|any more|not .* any longer|getrennt|geschieden|schluss|verlassen|"
+                     r"nicht mehr)\b", re.I)
 # Verbs that say nothing by themselves: two claims do not meet on them alone.
 _EMPTY_VERBS = frozenset({"", "be", "hav", "have", "ha", "do", "get", "sein", "hab", "haben"})
 # What one uses or consumes: "drinks oat lattes" -> "switched to flat whites".

@@ -477,7 +477,46 @@ PLANS_AND_EVENTS += [
     ("Lena's work email is a@x.de.", "Lena's work email changed to b@y.de.", "update"),
     ("Lena's email is a@x.de.", "Lena's email changed to b@y.de.", "update"),
     ("Lena arbeitet bei Zalando.", "Lena fängt am 1. Februar bei SAP an.", "update"),
+    # corrections in their usual words; what ", not X" names is replaced
+    ("Lena's daughter is 6.", "Actually Lena's daughter is 7, not 6.", "update"),
+    ("Lena was born in Dresden.", "I got that wrong: Lena was born in Chemnitz.", "update"),
+    ("Lena's cat is called Pixel.", "Correction: Lena's cat is called Pixie, not Pixel.", "update"),
+    ("Lena is allergic to dogs.", "Lena is allergic to cats, not dogs.", "update"),
+    ("Lena is allergic to pollen.", "Lena is allergic to cats, not dogs.", "coexist"),
+    # missed updates: employed by, a car sold, moves said in two clauses, a flat in a city
+    ("Lena works at Zalando.", "Lena is now employed by SAP.", "update"),
+    ("Lena owns a VW Golf.", "Lena sold her car.", "update"),
+    ("Lena owns a VW Golf.", "Lena sold her bike.", "coexist"),
+    ("Lena wohnt in Berlin.", "Lena ist umgezogen und wohnt jetzt in Köln.", "update"),
+    ("Lena arbeitet bei Zalando.", "Lena hat gekündigt und arbeitet jetzt bei SAP.", "update"),
+    ("Lena lives in Berlin.", "Lena moved and now lives in Cologne.", "update"),
+    ("Lena works at Zalando.", "Lena quit and now works at SAP.", "update"),
+    ("Lena's mom lives in Leipzig.", "Lena's mom moved to a flat in Dresden.", "update"),
+    ("Lena lives in Berlin.", "Lena moved to a new flat.", "coexist"),
+    # cancellations end the plan they name; habits change on a date
+    ("Lena is flying to Rome on 20 February.", "Lena cancelled her trip to Rome.", "update"),
+    ("Lena has a meeting with Ingrid on Thursday.", "The meeting with Ingrid was cancelled.", "update"),
+    ("Lena fliegt am 20. Februar nach Rom.", "Lena hat die Romreise abgesagt.", "update"),
+    ("Lena is flying to Rome on 20 February.", "Lena cancelled her gym membership.", "coexist"),
+    ("Lena lives in Rome.", "Lena cancelled her trip to Rome.", "coexist"),
+    ("Lena smokes.", "Lena quits smoking on 1 February 2026.", "update"),
+    ("Lena eats meat.", "Lena is going vegan from 12 January 2026.", "update"),
+    ("Lena is vegetarian.", "Lena went vegan.", "update"),
+    ("Lena is vegan.", "Lena eats meat again.", "update"),
+    ("Lena eats meat.", "Lena eats more fish now.", "coexist"),
 ]
+
+
+def test_a_cancelled_plan_never_becomes_a_memory_of_it() -> None:
+    """A QA pass: after its date, a cancelled trip read "Lena flew to Rome"
+    beside the cancellation, and a cancelled meeting went to the archive as
+    held (the cancellation names the meeting, not whose it was)."""
+    for plan_, off in (("Lena is flying to Rome on 20 February.", "Lena cancelled her trip to Rome."),
+                       ("Lena has a meeting with Ingrid on Thursday.",
+                        "The meeting with Ingrid was cancelled.")):
+        units = [unit(1, plan_, "2026-01-05T08:00Z"), unit(2, off, "2026-01-06T08:00Z")]
+        plan = derive(units, {}, Settings(at("2026-03-01T02:00Z"), when.zone("Europe/Berlin")))
+        assert lines(plan.files) == [off] and lines(plan.files, "topics/archive.md") == []
 
 
 @pytest.mark.parametrize(("older", "newer", "expect"), PLANS_AND_EVENTS)
@@ -516,7 +555,9 @@ def test_a_while_elsewhere_leaves_home_employer_and_timezone(older: str, newer: 
 @pytest.mark.parametrize("text", ["Lena is adopting a dog called Rex next week.",
                                   "Lena will be 40 on 2 February.", "Lena wird am Freitag 40.",
                                   "Lena and Jonas are expecting their first child in March.",
-                                  "Lena is getting her driving licence next week."])
+                                  "Lena is getting her driving licence next week.",
+                                  "Lena quits smoking on 1 February.",
+                                  "Lena is going vegan from next Monday."])
 def test_a_dated_life_event_is_durable(text: str) -> None:
     """A QA pass: a dog adopted, a birthday, a child, a licence went to the
     archive thirty days after their date, as if they were plans."""

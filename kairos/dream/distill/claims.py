@@ -83,6 +83,7 @@ class Claim:
     past: bool = False  # told in the past tense
     plan: bool = False  # a change to come: "will switch to", "is going to move to"
     corrects: bool = False  # "Correction: …": the line corrects what was said before
+    wrong: frozenset[str] = frozenset()  # what "…, not X" says was wrong (stems)
     text: str = field(default="", compare=False)
 
 
@@ -109,8 +110,8 @@ def _is_verb(tok: str, german: bool, context: str) -> bool:
     ``start``, ``name`` (a name or pronoun), ``possessive`` (right after one),
     ``head`` (a singular noun) or ``heads`` (a plural noun)."""
     w = tok.lower().replace("’", "'")
-    if german:
-        return context != "start" and tok[0].islower() and (
+    if german:  # nouns are capitalised: "und wohnt jetzt in Köln" begins with its verb
+        return tok[0].islower() and (context != "start" or w not in STOP) and (
             w not in STOP or w in ("ist", "sind", "hat", "haben", "war", "wird", "wurde", "bin",
                                    "habe", "waren", "hatte"))
     if w in AUX_EN or w.endswith("n't"):
@@ -294,6 +295,9 @@ def _split(text: str, german: bool) -> list[str]:
                 if not nxt:
                     continue
                 low = nxt.lower()
+                if not german and low in ADVERBS and k + 2 < len(toks):  # "and now lives in"
+                    nxt = toks[k + 2].strip(",.")
+                    low = nxt.lower() if nxt else low
                 if low in PRONOUNS_EN or (german and nxt[0].islower() and low not in STOP) or (
                         not german and _is_verb(nxt, False, "name")):
                     out.append(" ".join(toks[start:k]))
@@ -368,15 +372,21 @@ def claims_of(text: str, names: frozenset[str] = frozenset()) -> list[Claim]:
 def _claims(text: str, names: frozenset[str]) -> tuple[Claim, ...]:
     # "Correction: Sam's sister visited on 28 February, not 1 March": the
     # line after the marker, a change of what was said before.
-    marked = _CORRECTION.match(text)
-    if marked and text[marked.end():].strip():
-        return tuple(dataclasses.replace(c, change=True, corrects=True)
-                     for c in _read_claims(text[marked.end():], names))
+    # "…, not 6" at the end says what it corrects, and is no part of the value.
+    marked, tail = _CORRECTION.match(text), _NOT_TAIL.search(text)
+    body = text[marked.end() if marked else 0:tail.start() if tail else len(text)].strip()
+    if (marked or tail) and body:
+        wrong = frozenset(stem(spelling(w.lower())) for w in words(tail.group(0))[1:]
+                          if w.lower() not in STOP) if tail else frozenset()
+        return tuple(dataclasses.replace(c, change=True, corrects=True, wrong=wrong)
+                     for c in _read_claims(body, names))
     return tuple(_read_claims(text, names))
 
 
-_CORRECTION = re.compile(r"\s*(?:correction|corrected|update|berichtigung|korrektur|"
-                         r"actually|eigentlich|richtig ist)\s*[:,–—-]\s*", re.I)
+_CORRECTION = re.compile(r"\s*(?:(?:correction|corrected|update|berichtigung|korrektur|richtig ist|"
+                         r"i got that wrong|that was wrong|i was wrong|my mistake|sorry)\s*[:,–—-]|"
+                         r"(?:actually|eigentlich|in fact)\b,?)\s*", re.I)
+_NOT_TAIL = re.compile(r",\s*(?:not|nicht)\s+[^,;:]{1,40}?[.!]?\s*$", re.I)
 
 
 def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
@@ -399,16 +409,22 @@ def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
         piece_low = piece.lower()
         lead = re.match(r"^(?:but|and|so|sondern|stattdessen|aber|und|instead)\b\s*", piece_low)
         body = piece[lead.end():] if lead else piece
+        if not german and previous is not None:  # "and now lives in Cologne": the verb after "now"
+            adverb = re.match(r"^(\w+)\s+", body)
+            if adverb and adverb.group(1).lower() in ADVERBS:
+                body = body[adverb.end():]
         first_tok = words(body)[:1]
-        starts_with_verb = bool(first_tok) and previous is not None and not german and \
-            first_tok[0][0].islower() and _is_verb(first_tok[0], german, "name")
+        starts_with_verb = bool(first_tok) and previous is not None and \
+            first_tok[0][0].islower() and _is_verb(first_tok[0], german, "name") and \
+            (not german or first_tok[0].lower() not in STOP)  # "und wohnt jetzt in Köln"
         clause = _parse_clause(body, german, main) if body and not starts_with_verb else None
         if clause is None and previous is not None:
             # ellipsis: "…, sondern bei Audi", "stattdessen Tee", "and joined Zalando"
             toks = words(body)
-            if toks and toks[0].lower() not in STOP and _is_verb(toks[0], german, "name") and not german:
+            if toks and toks[0].lower() not in STOP and _is_verb(toks[0], german, "name"):
                 clause = _Clause(set(previous.subjects), previous.owner, previous.head,
-                                 _verb_stem(toks[0], german), toks[0], toks[1:], toks, body)
+                                 _verb_stem(toks[0], german), toks[0], toks[1:], toks, body,
+                                 lexical_rest=toks[1:])
             else:
                 clause = _Clause(set(previous.subjects), previous.owner, previous.head,
                                  previous.verb, previous.verb_raw, toks, toks, body)
@@ -570,7 +586,9 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
             re.search(r"\b(?:zieht|ziehe|zog)\b.*\bnach\b|\bnach\b.*\b(?:gezogen|umgezogen)\b|"
                       r"\bumgezogen\b|\bist nach\b", low):
         places = _places(c.rest)
-        target = re.search(r"\b(?:to|into|nach)\s+(\S+)", c.text)
+        target = re.search(r"\b(?:to|into|nach)\s+(?:(?:a|an|the|her|his|their|my|new|small|"
+                           r"bigger|smaller|larger)\s+)*(?:(?:flat|house|apartment|place|home|"
+                           r"studio)\s+(?:in|near)\s+)?(\S+)", c.text)  # "to a flat in Dresden"
         if places and target and (target.group(1)[0].isupper() or german) and \
                 not re.match(r"\d", target.group(1)) and not c.owner_is_thing():
             return "home", False, places, frame
@@ -591,6 +609,7 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
         return "school", False, _class_value(low, "school") or value, frame
     if raw in ("joined", "joins", "join") or re.search(r"\b(?:joined|f(?:ä|a)ngt bei|angefangen bei|"
                                                      r"f(?:ä|a)ngt .*\bbei \S+ an\b|fing .*\bbei \S+ an\b|"
+                                                     r"employed by|hired by|angestellt bei|"
                                                      r"started at|starts at|starting at)\b", low):
         return "employer", False, _places(c.rest) or value, frame
     if re.search(r"\b(?:left|quit|gekündigt|aufgehört bei)\b", low) and _places(c.rest):
@@ -610,6 +629,13 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     if re.search(r"\bturned \d+\b|\bwurde \d+\b|\bist (?:jetzt |nun |inzwischen )?\d+\b(?! \w)", low) \
             and not c.owner_is_thing():
         return "qty:age", False, [w for w in value if re.match(r"\d", w)], frame
+    # "went vegan", "is going vegetarian", "wurde Veganerin": a diet, as "is vegan" is.
+    if "diet" in classes and raw in ("went", "going", "goes", "go", "became", "becomes", "become",
+                                     "turned", "wurde", "wird"):
+        return "diet", False, _class_value(low, "diet") or value[:2], frame
+    # "eats meat", "isst Fleisch": the diet of one who eats everything.
+    if verb in ("eat", "ess") and re.search(r"\b(?:meat|fleisch)\b", low) and not c.owner_is_thing():
+        return "diet", False, ["meat"], frame
     if c.verb_raw.lower() in COPULA or raw in COPULA:
         for special in ("diet", "status", "handed"):
             if special in classes:

@@ -198,7 +198,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                              and not any(c.attribute == "when" for c in newer.claims))
         if newer.pending or newer.unit.opaque:
             continue
-        candidates: set[int] = set()
+        # A cancellation names the plan by what it was ("the meeting with Ingrid"), not by whose.
+        candidates: set[int] = set(range(j)) if slots.cancels(newer.unit.text) else set()
         for c in newer.claims:
             for subject in c.subjects:
                 candidates.update(by_subject.get(subject, ()))

@@ -53,6 +53,9 @@ LIFE_EVENT = re.compile(
     r"\bgraduat(?:es|ed|ing)\b|\b(?:got|gets|getting|passed|passes|earned|received) (?:her|his|their|my) "
     r"(?:driving licen[cs]e|driver's licen[cs]e|degree|phd|master's|bachelor's|citizenship)\b|"
     r"\b(?:wird|wurde)\b[^.]{0,40}?\b\d{1,3}(?: jahre alt)?\s*\.?\s*$|"
+    r"\b(?:quit|quits|quitting|stopped|stops|gave up|gives up) (?:smoking|drinking|alcohol|meat|"
+    r"sugar|vaping)\b|\b(?:going|went|goes|became|becomes|turned|turning) (?:vegan|vegetarian|"
+    r"pescatarian|teetotal|sober)\b|\bmit dem rauchen aufgehört\b|"
     r"\bführerschein\b|\bgeheiratet\b|\bheiratet\b|\bgeboren\b|\badoptiert\b|"
     r"\bbekommt (?:ein|einen|eine) (?:baby|kind|hund|katze)\b", re.I)
 NOT_DONE = re.compile(r"\b(?:cancel\w*|abgesagt|called off|fell through|didn't|did not|won't|"

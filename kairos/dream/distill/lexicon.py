@@ -187,7 +187,8 @@ AUX_EN = frozenset({"is", "are", "am", "was", "were", "has", "have", "had", "doe
                     "will", "can", "would", "'s", "'re", "isn't", "doesn't", "don't", "didn't",
                     "wasn't", "hasn't", "won't"})
 # Verbs that end what they govern: "quit smoking", "left Siemens", "sold her Golf".
-ENDING = re.compile(r"\b(?:gave up|give up|gives up|stopped|quit|finished|broke up|left|sold|"
+ENDING = re.compile(r"\b(?:gave up|give up|gives up|stopped|stops|quit|quits|quitting|finished|broke up|"
+                    r"left|sold|"
                     r"divorced|split up with|separated from|dumped|gave up on|give up on|gives up on|"
                      r"aufgehört|aufgegeben|verkauft|gekündigt)\b"
                      # "stopped by her mother's", "left for Lisbon", "left work early": no ending

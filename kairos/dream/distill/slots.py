@@ -82,6 +82,12 @@ def decide(older: Claim, newer: Claim) -> bool:
     """Whether the newer claim replaces the older one."""
     if newer.added and not newer.change and not newer.negated:
         return False
+    # "cancelled her trip to Rome" ends "is flying to Rome on 20 February".
+    if _CANCELLED.search(newer.text) and not older.negated and not older.past and \
+            older.attribute in (None, "when") and not _CANCELLED.search(older.text):
+        named = _proper(older.text)
+        if named and any(n.startswith(o) for o in named for n in _proper(newer.text)):
+            return True
     # One for work, one private: "uses an iPhone for work" / "a Pixel for her private phone".
     purposes = _purpose(older.text), _purpose(newer.text)
     if all(purposes) and purposes[0] != purposes[1]:
@@ -111,6 +117,10 @@ def decide(older: Claim, newer: Claim) -> bool:
             return True
     if not same and not owned:
         return False
+    # "allergic to cats, not dogs": what it names as wrong is replaced.
+    if newer.wrong and same and older.attribute == newer.attribute and not older.negated and \
+            newer.wrong & (frozenset(stem(w) for w in older.value) | older.content):
+        return True
     # "Correction: Lena's sister visited on 28 February": what was said of it before is replaced.
     if newer.corrects and same and older.verb == newer.verb and older.verb not in _EMPTY_VERBS \
             and not older.negated:
@@ -135,7 +145,7 @@ def decide(older: Claim, newer: Claim) -> bool:
                      frozenset(stem(w) for w in newer.value)):
         return True
     # A negation of what the older said: "no longer drinks coffee", "sold her Golf", "quit smoking".
-    if newer.negated and not older.negated and not newer.dated_past:
+    if newer.negated and not older.negated:
         # The head nouns of the older's subjects ("Sam's son" -> son).
         head_words = [w for s in older.subjects if "'s " in s for w in s.split("'s ", 1)[1].split()]
         heads = frozenset(stem(w) for w in head_words)
@@ -147,6 +157,8 @@ def decide(older: Claim, newer: Claim) -> bool:
         said = (_overlap_prefix(o_obj, n_obj_neg) if o_obj and n_obj_neg
                 else older.verb not in _EMPTY_VERBS
                 and older.verb in (newer.negates or newer.content) | {newer.verb})
+        # "sold her car" ends "owns a VW Golf": the class of the thing is named.
+        said = said or bool(older.classes and older.classes & (newer.negates or frozenset()))
         # "no longer drinks coffee after 2pm" narrows "drinks coffee every morning", it does not end it.
         if _NARROWED.search(newer.text) and not _NARROWED.search(older.text):
             said = False
@@ -204,6 +216,25 @@ _NARROWED = re.compile(r"\b(?:after|before) (?:\d|noon|midnight|dinner|lunch|bed
                        r"\bnach \d|\babends\b|\bunter der woche\b", re.I)
 
 
+_CANCELLED = re.compile(r"\b(?:cancel(?:l?ed|s|ling)?|called off|calls off|abgesagt|sagt\w* \S+ ab|"
+                        r"storniert|fällt aus|fiel aus|ausgefallen)\b", re.I)
+_CALENDAR_WORDS = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february
+march april may june july august september october november december montag dienstag mittwoch
+donnerstag freitag samstag sonntag januar februar märz juni juli oktober dezember""".split())
+
+
+def cancels(text: str) -> bool:
+    """Whether a line calls something off ("cancelled her trip", "abgesagt")."""
+    return bool(_CANCELLED.search(text))
+
+
+def _proper(text: str) -> set[str]:
+    """The names a clause holds (capitalised words but its first, and the
+    calendar's), lower-cased: the places and people a plan is about."""
+    found = re.findall(r"(?<!^)\b[A-ZÄÖÜ][\w-]+", text.strip())
+    return {w.lower() for w in found if w.lower() not in _CALENDAR_WORDS and len(w) > 2}
+
+
 def _purpose(text: str) -> str | None:
     """What a thing is for, when a line says: "work" or "private"."""
     work, private = bool(_WORK.search(text)), bool(_PRIVATE.search(text))
@@ -243,4 +274,4 @@ def durable_attribute(text: str, claims: list[Claim] | None = None) -> str | Non
     return None
 
 
-__all__ = ["Claim", "claims_of", "decide", "durable_attribute", "is_update"]
+__all__ = ["Claim", "cancels", "claims_of", "decide", "durable_attribute", "is_update"]

@@ -38,9 +38,9 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from kairos.agent.synonyms import related
+from kairos.agent.synonyms import forms, idioms, related
 from kairos.domain.files import check_scope, file_spec
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
@@ -61,6 +61,11 @@ from kairos.ports import (
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (k + rank)
 KINDS_WEIGHT = 0.3  # the kind-of-fact ranking counts less: it must not outvote the query's own words
+PULLED = 10  # the best results whose replacement is looked for when the search missed it
+COMPANION_WEIGHT = 0.5  # the substring companion beside what the words found
+AGE = re.compile(r"\bhow old\b|\bage\b|\bwie alt\b|\balter\b", re.I)
+AGE_GIVEN = re.compile(r"\b(?:is|turned|turns|aged|age|ist|wird|wurde|who's)\s+\d{1,3}\b|"
+                       r"\b\d{1,3}[- ]years?[- ]old\b|\b\d{1,3} jahre alt\b", re.I)
 DEPTH = 25  # distinct texts each ranking contributes to the fusion (a line and its write: ~50 documents)
 WORDS_FOUND = 0.6  # the share of min_similarity that is the floor when the words found something
 REPLACES = 0.5  # word overlap (Jaccard) above which a newer result of a file replaces an older
@@ -69,6 +74,10 @@ SNIPPET = 300  # a history entry longer than this comes back as a snippet around
 MAX_LIMIT = 100
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 WORD = re.compile(r"\w+")
+# A line that says it replaces something: "new number", "now lives", "neue Adresse".
+CHANGED = re.compile(r"\b(?:new|now|changed|moved|switched|updated|neue[nrsm]?|neu|jetzt|nun|"
+                     r"inzwischen|geändert|umgezogen)\b", re.I)
+ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b")
 # Words that carry no meaning of their own in a query, dropped before
 # matching (unless nothing else is left).  English ones always — but not
 # "may", "will" or "it", which are also a month, a name and a department.
@@ -102,7 +111,7 @@ SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s
 def words_of(query: str) -> list[str]:
     """The query's words, NFKC case-folded, stop words dropped (unless only
     stop words are left), each once, in order."""
-    folded = unicodedata.normalize("NFKC", query).casefold()
+    folded = ORDINAL.sub(r"\1", unicodedata.normalize("NFKC", query).casefold())  # the 21st: 21
     found = [w for w in dict.fromkeys(WORD.findall(folded)) if w.strip("_")]
     german = any(w in GERMAN_MARKS or any(c in "äöüß" for c in w) for w in found)
     kept = [w for w in found if w not in STOP_EN and not (german and w in STOP_DE)]
@@ -184,18 +193,32 @@ class Search:
         scope = SearchScope(agent, user, file, format_time(parse_when(since)) if since else None,
                             include_retracted)
         index = self.index.now()  # one look at the store for the whole search
-        by_words, rare = _telling(index.lexical(scope, words, DEPTH), words)
-        rankings = [(1.0, by_words)]
+        words = idioms(query, words)  # "for a living": work
+        words = [*words, *(f for f in forms(words) if f not in words)]  # ran: run, mice: mouse
+        by_words, rare, held, demoted = _telling(index.lexical(scope, words, DEPTH), words)
+        # The words found only the name ("Does Jonas have a dog?" and no line
+        # says "dog"): those lines weigh as little as a kind's, and the kind's
+        # ("Hund") as much as words.
+        rankings = [(1.0 if held else KINDS_WEIGHT, by_words), (KINDS_WEIGHT, demoted)]
         if distinct_texts(by_words) < limit or CJK.search(query):
             # What the words missed (compounds, CJK): the companion adds to
             # the words' ranking, it does not vote again on what they found,
             # and looks for the telling words only (not the name in every line).
+            # Beside what the words found it counts half: a piece of a word
+            # ("like" in "dislike") is a weaker match than the word.
             have = {text_key(d.text) for d in by_words}
-            rankings.append((1.0, [d for d in index.substring(scope, rare, DEPTH)
-                                   if text_key(d.text) not in have]))
-        kinds = related(rare)  # of the telling words: "like" in every line names no kind
+            rankings.append((1.0 if not by_words else COMPANION_WEIGHT,
+                             [d for d in index.substring(scope, rare, DEPTH)
+                              if text_key(d.text) not in have]))
+        kinds = related(rare, query)  # of the telling words: "like" in every line names no kind
         if kinds:  # "employer" finds "works at", "home" finds "moved to" (see synonyms.py)
-            rankings.append((KINDS_WEIGHT, index.lexical(scope, kinds, DEPTH, prefix=False)))
+            # When the words found only the name, the kind's lines are the
+            # only ones that hold what was asked: they count double, above
+            # what meaning alone finds among the name's lines.
+            rankings.append((2.0 if not held else KINDS_WEIGHT,
+                             index.lexical(scope, kinds, DEPTH, prefix=False)))
+        if AGE.search(query):  # "how old is Kabir?": the lines that give an age
+            rankings.append((1.0, [d for d in by_words if AGE_GIVEN.search(d.text)]))
         mode, note = "lexical", None
         if self.embedder is not None:
             try:
@@ -224,9 +247,18 @@ class Search:
               words: Sequence[str]) -> list[tuple[Doc, float]]:
         best: dict[str, Doc] = {}  # one document per text: a current line over history
         scores: dict[str, float] = {}
+        has_history = any(d.kind == "history" for _, ranking in rankings for d in ranking)
+        lines = index.lines(SearchScope(scope.agent, scope.user)) if has_history else []
+        line_of = {e: line for line in lines for e in line.event_ids}
         for weight, ranking in rankings:
             seen: dict[str, None] = {}
             for doc in ranking:
+                # A write a line of the files now says is that line ("on 14 May"
+                # is "on 14 May 2026" since the dream): one result, not two.
+                line = line_of.get(doc.event_ids[0]) if doc.kind == "history" else None
+                if line is not None and not scope.include_retracted and (
+                        scope.file is None or line.file == scope.file):
+                    doc = line
                 key = text_key(doc.text)
                 kept = best.get(key)
                 if kept is None or (kept.kind, -kept.position) > (doc.kind, -doc.position):
@@ -234,14 +266,23 @@ class Search:
                 if key not in seen:  # a text's best rank in this ranking counts, texts counted
                     seen[key] = None
                     scores[key] = scores.get(key, 0.0) + weight / (RRF_K + len(seen))
-        superseded: set[str] = set()
-        if any(d.kind == "history" for d in best.values()):
-            current = {e for line in index.lines(SearchScope(scope.agent, scope.user))
-                       for e in line.event_ids}
-            for key, doc in best.items():
-                if (doc.kind == "history" and doc.file is not None and doc.type == "MemoryWritten"
-                        and doc.event_ids[0] not in current):
-                    superseded.add(key)
+        superseded = {key for key, doc in best.items()
+                      if doc.kind == "history" and doc.file is not None
+                      and doc.type == "MemoryWritten" and doc.event_ids[0] not in line_of}
+        order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
+                                            -best[k].position))
+        for key in [k for k in order[:PULLED] if k in superseded]:
+            # A replaced write found without what replaced it ("What car does
+            # she drive?" finds "drives a Yaris", not "sold the Yaris and now
+            # cycles"): the newer line of its file that names what it named.
+            old = best[key]
+            if any(d.kind == "current" and d.file == old.file and d.position > old.position
+                   for d in best.values()):
+                continue
+            found = _replacement(old, lines)
+            if found is not None and text_key(found.text) not in best:
+                best[text_key(found.text)] = found
+                scores[text_key(found.text)] = scores[key]
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
         ranked = _below_replacements([(best[k], scores[k]) for k in order],
@@ -257,26 +298,68 @@ class Search:
                          doc.event_ids, score, doc.retracted if auditor else None)
 
 
-def _telling(docs: list[Doc], words: Sequence[str]) -> tuple[list[Doc], list[str]]:
+def _replacement(old: Doc, lines: Sequence[Doc]) -> Doc | None:
+    """The newer current line of a replaced write's file that holds most of
+    its telling words — those in few of the pair's lines ("Yaris", not the
+    name every line holds) — or None when no line holds one."""
+    newer = [d for d in lines if d.file == old.file and d.position > old.position]
+    if not newer:
+        return None
+    telling = {w for w in _words(old.text) if len(w) >= 4
+               and sum(w in _words(d.text) for d in lines) <= max(1, len(lines) // 3)}
+    shared = [(len(telling & _words(d.text)), d.position, d) for d in newer]
+    count, _, best = max(shared, key=lambda t: (t[0], t[1]))
+    return best if count else None
+
+
+def _telling(docs: list[Doc], words: Sequence[str]
+             ) -> tuple[list[Doc], list[str], bool, list[Doc]]:
     """The word ranking less the documents that hold only the query's
     common words — a name most of the pair's lines hold ("Lena" in "Who is
     Lena dating?") — and the query's other words.  Ranked second, third …
     by that word alone, they would add up with their ranks by meaning and
     bury the one line that holds "dating".  A word is common when it is in
     four fifths of at least four texts found.  Nothing is dropped when the
-    query has no other word, or no document holds one."""
+    query has no other word, or no document holds one (then the third
+    value is False: the words found only the name).  The fourth: the
+    dropped documents that hold a common word that is no name."""
     texts = {text_key(d.text): d.text for d in docs}
     if len(texts) < 4:
-        return docs, list(words)
+        return docs, list(words), True, []
     stems = {key: _words(text) for key, text in texts.items()}
     asked = {w: _stem(w) for w in words}
     common = {w for w, s in asked.items()
               if sum(any(_near(s, t) for t in found) for found in stems.values()) >= 0.8 * len(stems)}
     rare = [w for w in words if w not in common]
     if not common or not rare:
-        return docs, list(words)
+        return docs, list(words), True, []
     kept = [d for d in docs if any(_near(asked[w], t) for w in rare for t in stems[text_key(d.text)])]
-    return (kept, rare) if kept else (docs, rare)
+    if not kept:
+        return docs, rare, False, []
+    # A common word that is no name is still a topic ("school" in four of the
+    # five lines found for "Which school does her son attend?"): the lines
+    # that hold it are not dropped, they count less.
+    topics = [asked[w] for w in common if not _named(w, texts.values())]
+    held = set(map(id, kept))
+    demoted = [d for d in docs if id(d) not in held
+               and any(_near(s, t) for s in topics for t in stems[text_key(d.text)])]
+    return kept, rare, True, demoted
+
+
+def _named(word: str, texts: Iterable[str]) -> bool:
+    """Whether a word is written as a name in the texts (capitalised where
+    it stands, mostly): "Lena" is, "school" in four lines of five is not —
+    a topic the pair talks of often is still what the query asks for."""
+    capital = lower = 0
+    for text in texts:
+        for m in WORD.finditer(text):
+            token = m.group()
+            if token.casefold().startswith(word):
+                if token[0].isupper():
+                    capital += 1
+                else:
+                    lower += 1
+    return capital > lower
 
 
 @functools.lru_cache(maxsize=16384)
@@ -334,7 +417,7 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
         for i in range(j):
             old = top[i][0]
             if (old.file == new.file and new.position > old.position and new_stems
-                    and _same_subject(stems[i], new_stems, topic)):
+                    and _same_subject(stems[i], new_stems, topic, old.text, new.text)):
                 moved, moved_stems = top.pop(j), stems.pop(j)
                 top.insert(i, (moved[0], top[i][1]))
                 stems.insert(i, moved_stems)
@@ -342,7 +425,8 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
     return top + list(ranked[depth:])
 
 
-def _same_subject(old: frozenset[str], new: frozenset[str], topic: set[str]) -> bool:
+def _same_subject(old: frozenset[str], new: frozenset[str], topic: set[str],
+                  old_text: str = "", new_text: str = "") -> bool:
     """Whether a newer result is about what an older one was: the newer
     holds every topic word of the query the older holds ("allergic to
     penicillin" is not updated by "allergic to cats"), and they say nearly
@@ -353,11 +437,24 @@ def _same_subject(old: frozenset[str], new: frozenset[str], topic: set[str]) -> 
     ("phone" in "the vet's phone number" and "Sam's phone is an iPhone 13")
     is not enough."""
     asked = topic & old
+    # "Neue Handynummer: 0176 …" after "Jonas' Handynummer: 0171 …": a line
+    # that says it is new, on a long word of the older's, need not repeat
+    # the name.
+    changed = bool(CHANGED.search(new_text)) and any(len(w) >= 5 for w in old & new)
+    if changed:
+        asked -= {w for w in asked - new if _is_name(w, old_text)}
     if not asked <= new:  # "allergic to penicillin" is not updated by "allergic to cats"
         return False
+    if changed:
+        return True
     if len(old & new) / len(old | new) >= REPLACES:
         return True
     return bool(asked) and len(old & new) >= 2
+
+
+def _is_name(stem: str, text: str) -> bool:
+    """Whether a stem stands capitalised in a text, mid-sentence or at its start."""
+    return any(m.group()[0].isupper() and _stem(m.group()) == stem for m in WORD.finditer(text))
 
 
 def _snippet(text: str, words: list[str]) -> str:

@@ -18,28 +18,39 @@ small and plain on purpose: a word in two groups, or one too general
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+# Who someone is to the user: "Who is Arjun?" asks for the line that says.
+RELATIONS = ("husband wife partner boyfriend girlfriend friend brother sister son daughter mother "
+             "father mum mom dad colleague boss manager neighbour neighbor cousin uncle aunt "
+             "mann frau freund freundin bruder schwester sohn tochter mutter vater kollege kollegin")
 GROUPS = (
     # work (not "working": "what is Yuki working on?" asks for a project, not a job)
     "work works worked job jobs employer employers employed employee company career profession "
-    "occupation joined hired role position arbeit arbeitet arbeitete firma arbeitgeber beruf",
+    "occupation joined hired role position arbeit arbeitet arbeitete firma arbeitgeber beruf "
+    "nurse teacher engineer developer designer lawyer accountant consultant architect electrician "
+    "programmer scientist researcher analyst pharmacist plumber elektriker lehrer lehrerin "
+    "ingenieur ingenieurin entwickler entwicklerin krankenschwester pfleger pflegerin",
     # home
     "live lives lived living home address flat apartment house moved resides reside "
     "neighbourhood neighborhood hometown wohnt wohnte wohnen wohnung zuhause adresse umgezogen",
     # family
     "kid kids child children son sons daughter daughters baby kind kinder sohn tochter",
     "wife husband spouse partner married marriage girlfriend boyfriend fiance fiancee dating "
-    "ehefrau ehemann partnerin verheiratet freundin freund",
+    "ehefrau ehemann partnerin verheiratet freundin freund frau",
+    "boss manager supervisor chef chefin vorgesetzte vorgesetzter teamleiter teamleiterin",
+    "anniversary wedding hochzeitstag hochzeit jahrestag",
     "parent parents mother father mom mum dad eltern mutter vater",
     "sibling siblings brother brothers sister sisters bruder schwester geschwister",
     # pets
     "pet pets dog dogs cat cats puppy kitten haustier haustiere hund katze",
     # health
-    "allergy allergies allergic intolerance intolerant allergie allergisch",
+    "allergy allergies allergic intolerance intolerant allergie allergisch heuschnupfen hayfever "
+    "pollen",
     "doctor physician gp clinic arzt ärztin hausarzt",
-    "dentist dental teeth tooth zahnarzt",
+    "dentist dental teeth tooth zahnarzt zahnärztin zahnarzttermin",
     "medication medications medicine medicines drug drugs pills prescription medikament "
     "medikamente",
     "sick ill illness flu fever krank",
@@ -56,7 +67,8 @@ GROUPS = (
     "holiday holidays journey reise urlaub flug",
     "seat seats seating aisle",
     # contact
-    "phone mobile cell telephone smartphone iphone android handy telefon",
+    "phone mobile cell telephone smartphone iphone android handy telefon handynummer "
+    "telefonnummer mobilnummer",
     "email emails mail inbox",
     # dates
     "birthday born birth geburtstag geboren",
@@ -67,15 +79,44 @@ GROUPS = (
     "car cars drive drives driving vehicle auto",
     "bike bikes bicycle cycling cycles fahrrad",
     # pastimes
-    "hobby hobbies pastime",
+    "hobby hobbies pastime pastimes hobbys freizeit climbing bouldering hiking yoga painting "
+    "knitting gardening photography chess guitar piano dancing",
     "sport sports exercise training workout gym",
     "book books novel novels reading buch",
     # money
     "salary income earns wage gehalt",
     "rent rents landlord lease miete",
+    # who someone is (asked as "who is …", see related())
+    "who " + RELATIONS,
 )
 
-MAX_ADDED = 16  # words a query gains at most
+MAX_ADDED = 32  # words a query gains at most
+WHO_IS = re.compile(r"^\s*(?:who(?:'s| is| was)|wer ist|wer war)\b", re.I)
+FOR_A_LIVING = re.compile(r"\bfor a living\b|\bfor work\b|\bberuflich\b", re.I)
+# Forms the stemmer cannot reach: a word asked for finds its other forms.
+IRREGULAR = {"ran": "run", "run": "ran", "running": "ran", "runs": "ran", "mice": "mouse",
+             "mouse": "mice", "knives": "knife", "knife": "knives", "went": "go", "gone": "go",
+             "children": "child", "child": "children", "men": "man", "women": "woman",
+             "woman": "women", "teeth": "tooth", "tooth": "teeth", "feet": "foot", "foot": "feet",
+             "bought": "buy", "buy": "bought", "flew": "fly", "fly": "flew", "swam": "swim",
+             "swim": "swam", "ate": "eat", "eat": "ate", "drove": "drive", "drive": "drove",
+             "wrote": "write", "write": "wrote", "taught": "teach", "teach": "taught", "met": "meet",
+             "meet": "met", "lives": "life", "life": "lives", "wives": "wife", "wife": "wives",
+             "leaves": "leaf", "geese": "goose", "people": "person", "person": "people"}
+
+
+def idioms(query: str, words: list[str]) -> list[str]:
+    """The query's words with its idioms read: "what does she do for a
+    living" asks for work, not for where she lives."""
+    if FOR_A_LIVING.search(query):
+        words = [w for w in words if w not in ("living", "beruflich")] + ["work"]
+    return list(dict.fromkeys(words))
+
+
+def forms(words: Sequence[str]) -> list[str]:
+    """Other forms of the words that stemming does not find ("ran" for
+    "run", "mice" for "mouse")."""
+    return [IRREGULAR[w] for w in words if w in IRREGULAR]
 
 
 @lru_cache(maxsize=1)
@@ -88,19 +129,22 @@ def _index() -> dict[str, tuple[str, ...]]:
     return out
 
 
-def related(words: Sequence[str]) -> list[str]:
+def related(words: Sequence[str], query: str = "") -> list[str]:
     """The query's words that name a kind of fact, then the other words of
     their groups, at most :data:`MAX_ADDED` of those (empty when no word
     names one).  The query's other words — a name, above all, which every
     line of the pair holds — are left out: this ranking is about the kind."""
     index = _index()
     kinds = [w for w in words if w in index]
+    if not kinds and WHO_IS.search(query):  # "who is Arjun?": the words that say who one is
+        kinds = ["who"]
     out: dict[str, None] = {}
     for w in kinds:
         for other in index[w]:
             if other not in kinds:
                 out[other] = None
-    return [*kinds, *list(out)[:MAX_ADDED]] if kinds else []
+    found = [*kinds, *list(out)[:MAX_ADDED]] if kinds else []
+    return [w for w in found if w != "who"]
 
 
-__all__ = ["GROUPS", "related"]
+__all__ = ["GROUPS", "forms", "idioms", "related"]

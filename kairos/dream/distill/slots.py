@@ -115,6 +115,11 @@ def decide(older: Claim, newer: Claim) -> bool:
         if events and events <= older.content and not extra and any(
                 re.match(r"\d", w) or w[:3] in _MONTHS3 for w in older.value):
             return True
+    # "Dentist moved to 21 May" -> "Dentist appointment on 14 May …": a line with no verb of its own.
+    if newer.attribute == "when" and same and older.attribute is None and not older.negated and \
+            not older.past and any(re.match(r"\d", w) or w[:3] in _MONTHS3 for w in older.value) and \
+            not (newer.content - older.content - {stem(w) for w in newer.value} - _MOVE_WORDS):
+        return True
     if not same and not owned:
         return False
     # "allergic to cats, not dogs": what it names as wrong is replaced.

@@ -391,3 +391,36 @@ def test_a_write_a_dream_rewrote_is_one_result_not_two(either: Memory) -> None:
             either.dreams.approve(out.dream_id, "test")
     found = texts(either.search("ada", "dentist appointment", user="priya", limit=5))
     assert found == ["Priya's dentist appointment is on 14 May 2026 at 8:30."], found
+
+
+LONG_NOTE = ("Long catch-up with Priya this evening. She talked at length about the ward, the rota, how "
+             "tired she is after the night shifts, Kabir's reading homework and the parents' evening, the "
+             "weather in Manchester, Arjun's new team lead, the Lisbon plans, and a film they watched on "
+             "Saturday that she did not enjoy much at all. Near the end she mentioned that her passport "
+             "expires in February 2027 and that she has a new employer from May: Stockport NHS Trust, "
+             "where she will work as a practice nurse.")
+
+
+@pytest.mark.parametrize(("query", "kinds", "shown"), [
+    ("Priya passport", [], "passport expires"),
+    ("When does Priya's passport expire?", [], "passport expires"),
+    ("Where will she work from May?", [], "Stockport NHS"),
+    ("Who is Priya's new employer?", ["work"], "Stockport NHS"),
+])
+def test_a_long_note_is_shown_where_it_answers_not_where_the_name_is(
+        query: str, kinds: list[str], shown: str) -> None:
+    """A fourth QA pass: the window was cut around the first word that
+    matched — the name the note begins with, or "work" inside "homework"."""
+    assert shown in _snippet(LONG_NOTE, words_of(query), kinds)
+
+
+def test_a_topic_files_name_counts_as_a_word_of_its_lines(either: Memory) -> None:
+    """A fourth QA pass: "Lisbon flight" found the India flight first — the
+    Lisbon topic file's lines do not repeat "Lisbon"."""
+    either.write("ada", "topics/india.md", "Flight AI162 to Mumbai leaves at 13:05.", user="priya")
+    either.write("ada", "topics/lisbon.md", "Flight EZY2321 leaves at 7:15.", user="priya")
+    for query in ("What time is the Lisbon flight?", "Lisbon flight"):
+        found = texts(either.search("ada", query, user="priya", limit=5))
+        assert found[0] == "Flight EZY2321 leaves at 7:15.", (query, found)
+    found = texts(either.search("ada", "India flight", user="priya", limit=5))
+    assert found[0] == "Flight AI162 to Mumbai leaves at 13:05.", found

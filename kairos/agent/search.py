@@ -237,7 +237,7 @@ class Search:
             except EmbedderUnavailable as e:
                 note = f"semantic search unavailable, lexical results only: {e}"
         docs = self._rank(index, scope, rankings, words)
-        hits = [self._hit(d, score, words, include_retracted) for d, score in docs[:limit]]
+        hits = [self._hit(d, score, words, include_retracted, kinds) for d, score in docs[:limit]]
         return SearchResult(query, hits, mode, note)
 
     # -- ranking ------------------------------------------------------------------------
@@ -266,6 +266,14 @@ class Search:
                 if key not in seen:  # a text's best rank in this ranking counts, texts counted
                     seen[key] = None
                     scores[key] = scores.get(key, 0.0) + weight / (RRF_K + len(seen))
+        # A topic file's name is a word of each of its lines ("Flight EZY2321 at
+        # 7:15" in topics/lisbon.md is about Lisbon): a line of a file the
+        # query names gains what a kind's first line would.
+        asked = {_stem(w) for w in words}
+        for key, doc in best.items():
+            if doc.file and doc.file.startswith("topics/") and asked & {
+                    _stem(w) for w in WORD.findall(doc.file[len("topics/"):].rsplit(".", 1)[0].casefold())}:
+                scores[key] += KINDS_WEIGHT / (RRF_K + 1)
         superseded = {key for key, doc in best.items()
                       if doc.kind == "history" and doc.file is not None
                       and doc.type == "MemoryWritten" and doc.event_ids[0] not in line_of}
@@ -290,11 +298,12 @@ class Search:
         return _replacements_first(ranked, words)
 
     @staticmethod
-    def _hit(doc: Doc, score: float, words: list[str], auditor: bool) -> SearchHit:
+    def _hit(doc: Doc, score: float, words: list[str], auditor: bool,
+             kinds: Sequence[str] = ()) -> SearchHit:
         where = doc.kind
         if where == "current" and (doc.file or "").startswith("topics/"):
             where = "topic"
-        return SearchHit(_snippet(doc.text, words), doc.file, where, doc.recorded_at,
+        return SearchHit(_snippet(doc.text, words, kinds), doc.file, where, doc.recorded_at,
                          doc.event_ids, score, doc.retracted if auditor else None)
 
 
@@ -457,24 +466,50 @@ def _is_name(stem: str, text: str) -> bool:
     return any(m.group()[0].isupper() and _stem(m.group()) == stem for m in WORD.finditer(text))
 
 
-def _snippet(text: str, words: list[str]) -> str:
-    """A long history entry: the window around its first word that matches
-    the query — the same word, another form of it ("meetings" for
-    "meeting"), without its accents ("Zurich" for "Zürich"), or a compound
-    that holds it ("Zahnarzttermin" for "zahnarzt")."""
+def _snippet(text: str, words: list[str], kinds: Sequence[str] = ()) -> str:
+    """A long history entry: the window that holds most of what the query
+    asks — each query word that matches (the same word, another form of it
+    ("meetings" for "meeting"), without its accents ("Zurich" for "Zürich"),
+    or a compound that holds it ("Zahnarzttermin" for "zahnarzt")) counted
+    once, a rarer one more, a name half (the name the note begins with says
+    least), and a word of the kind asked ("employer": "work") half."""
     if len(text) <= SNIPPET:
         return text
     wanted = [(_plain(w), _stem(w)) for w in words]
-    at = next((m.start() for m in WORD.finditer(text)
-               if _matches(_plain(m.group()), wanted)), 0)
-    start = max(0, min(at - SNIPPET // 3, len(text) - SNIPPET))
-    cut = text[start:start + SNIPPET - 2]
-    return ("…" if start else "") + cut + ("…" if start + len(cut) < len(text) else "")
+    related_ = [(_plain(w), _stem(w)) for w in kinds if w not in words]
+    hits: list[tuple[int, int, float]] = []  # (where, which, how much it counts)
+    for m in WORD.finditer(text):
+        token = _plain(m.group())
+        for n, want in enumerate(wanted):
+            if _matches(token, [want]):  # a name (capitalised) says less than a word
+                hits.append((m.start(), n, 0.5 if m.group()[0].isupper() else 1.0))
+        for n, want in enumerate(related_):
+            if _matches(token, [want]):
+                hits.append((m.start(), len(wanted) + n, 0.5))
+    if not hits:
+        return text[:SNIPPET - 1] + "…"
+    count: dict[int, int] = {}
+    for _, n, _ in hits:
+        count[n] = count.get(n, 0) + 1
+    if not any(w == 1.0 for _, _, w in hits):  # names only: each counts in full
+        hits = [(at, n, 1.0) for at, n, _ in hits]
+    best, best_score = 0, -1.0
+    for at, _, _ in hits:
+        start = max(0, min(at - SNIPPET // 3, len(text) - SNIPPET))
+        inside = {n: w for where, n, w in hits if start <= where < start + SNIPPET - 2}
+        score = sum(w / count[n] for n, w in inside.items())
+        if score > best_score:
+            best, best_score = start, score
+    cut = text[best:best + SNIPPET - 2]
+    return ("…" if best else "") + cut + ("…" if best + len(cut) < len(text) else "")
 
 
 def _matches(token: str, wanted: list[tuple[str, str]]) -> bool:
     stem = _stem(token)
-    return any(token == w or stem == s or (len(w) >= 4 and w in token) for w, s in wanted)
+    # A compound holds the word ("zahnarzt" in "zahnarzttermin", "termin" in
+    # it), but a short word must begin one ("work" is not in "homework").
+    return any(token == w or stem == s or (len(w) >= 4 and token.startswith(w))
+               or (len(w) >= 6 and w in token) for w, s in wanted)
 
 
 __all__ = ["Search", "words_of"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kairos.dream.distill import facts, faithful, slots, when
-from kairos.dream.distill.derive import Settings, Unit, derive
+from kairos.dream.distill.derive import Settings, Unit, derive, read_all
 
 DATA = Path(__file__).resolve().parent / "data" / "dream"
 
@@ -505,6 +505,95 @@ PLANS_AND_EVENTS += [
     ("Lena is vegan.", "Lena eats meat again.", "update"),
     ("Lena eats meat.", "Lena eats more fish now.", "coexist"),
 ]
+
+
+FIFTH = [
+    # a cancellation ends the plan it names, never who someone is or a habit
+    ("Lena's best friend is Marta.", "Lena cancelled Friday's dinner with Marta.", "coexist"),
+    ("Lena does Pilates with Marta every Monday.", "Lena cancelled Monday's Pilates session.",
+     "coexist"),
+    ("Lena's therapist is Dr. Roth.", "Lena cancelled her session with Dr. Roth.", "coexist"),
+    ("Lena's neighbour Tom waters her plants.", "Lena cancelled the dinner with Tom.", "coexist"),
+    ("Lena has dinner with Marta on Friday.", "Lena cancelled the dinner with Marta.", "update"),
+    ("Lena goes to the cinema with Marta on Saturday.", "Lena cancelled the dinner with Marta.",
+     "coexist"),
+    ("Lena has a meeting with Ingrid on Thursday.", "Lena's meeting with Paul was cancelled.",
+     "coexist"),
+    ("Lena is adopting a dog called Rex next week.", "The adoption fell through.", "update"),
+    ("Lena's dog is called Rex.", "Lena cancelled the adoption.", "coexist"),
+    ("Lena trifft sich am Freitag mit Marta zum Essen.", "Lena sagt das Treffen mit Marta ab.",
+     "update"),
+    # "Actually" and "In fact" say nothing was wrong; a correction replaces what it names
+    ("Lena works at Zalando as a product manager.", "Actually, Lena works from home on Fridays.",
+     "coexist"),
+    ("Lena speaks German, English and some Spanish.", "Actually, Lena also speaks a little Italian.",
+     "coexist"),
+    ("Lena lives in Berlin-Neukölln.", "In fact, Lena lives right next to the Tempelhofer Feld.",
+     "coexist"),
+    ("Lena plays the piano.", "Correction: Lena plays tennis on Saturdays, not Sundays.", "coexist"),
+    ("Lena plays tennis on Sundays.", "Correction: Lena plays tennis on Saturdays, not Sundays.",
+     "update"),
+    ("Lena likes jazz.", "Actually, Lena likes Thai food more.", "coexist"),
+    ("Lena has a meeting with Paul on 8 January 2026.",
+     "Sorry, Lena has a meeting with Karl on 8 January 2026, not Paul.", "update"),
+    ("Mia ran 10 km on 1 March 2026.", "Actually, Mia ran 12 km on 1 March 2026.", "update"),
+    # an ending verb never ends an allergy, and selling a thing is no end of playing it
+    ("Lena is allergic to penicillin.", "Lena stopped taking penicillin after the rash.", "coexist"),
+    ("Lena plays the piano.", "Lena sold her grandmother's old piano.", "coexist"),
+    ("Lena works at Zalando as a product manager.", "Lena left the Atlas team.", "coexist"),
+    ("Lena drinks her coffee black.", "Lena stopped drinking coffee at work.", "coexist"),
+    ("Lena drinks her coffee black.", "Lena drinks green tea in the evening, not coffee.", "coexist"),
+    ("Lena works at Zalando.", "Lena quit her job.", "update"),
+    # a move thought of is no move; a dated one is
+    ("Lena lives in Berlin.", "Lena is thinking about moving to Hamburg.", "coexist"),
+    ("Lena lives in Berlin.", "Lena is going to move to Hamburg on 1 February 2026.", "update"),
+    # German separable verbs
+    ("Lena raucht.", "Lena hört ab Montag mit dem Rauchen auf.", "update"),
+    ("Lena arbeitet bei Zalando.", "Lena hört Ende Januar bei Zalando auf.", "update"),
+    ("Lena hört gern Jazz.", "Lena hört Podcasts auf dem Weg zur Arbeit.", "coexist"),
+]
+
+
+@pytest.mark.parametrize(("older", "newer", "expect"), FIFTH)
+def test_cancellations_corrections_and_endings_reach_only_what_they_name(
+        older: str, newer: str, expect: str) -> None:
+    """Found by a fifth QA pass, against the fourth pass's rules: each of
+    these lost a lasting fact (a best friend, an allergy, an employer) or
+    missed an update."""
+    assert slots.is_update(older, newer) == expect
+
+
+@pytest.mark.parametrize("text", ["From 1 February Lena lives in Hamburg.",
+                                  "Ab 1. Februar wohnt Lena in Köln.",
+                                  "Since 1 February Lena has been working at SAP."])
+def test_a_dated_change_said_without_a_change_word_replaces_home_or_employer(text: str) -> None:
+    """A fifth QA pass: "From 1 February Lena lives in Hamburg" was taken for
+    a while away, and then past-tensed as if she had left again."""
+    units = [unit(1, "Lena lives in Berlin.", "2026-01-05T08:00Z"),
+             unit(2, "Lena works at Zalando.", "2026-01-05T08:01Z"),
+             unit(3, text, "2026-01-20T08:00Z")]
+    kept = lines(derive(units, {}, Settings(at("2026-04-01T02:00Z"), when.zone("Europe/Berlin"))).files)
+    assert len(kept) == 2 and not any(" lived " in k for k in kept), kept
+
+
+@pytest.mark.parametrize("text", ["Lena helped Marta adopt a dog on 5 January.",
+                                  "Lena's sister Anna turns 40 on 10 January.",
+                                  "Lena's train was 25 min late on 7 January.",
+                                  "Lena is getting her flat cleaned on Friday.",
+                                  "Lena worked from the Hamburg office on 7 January.",
+                                  "Lena ran 8 km on 8 January."])
+def test_a_days_episode_ages_and_never_crowds_out_lasting_facts(text: str) -> None:
+    """A fifth QA pass: lines that only looked like life events, or that told
+    a day's episode with a durable-looking verb, never aged; after months
+    they pushed the husband, the children and the cat out of MEMORY.md."""
+    facts_ = [unit(1, "Lena's husband is Jonas.", "2026-01-02T08:00Z")]
+    plan = derive([*facts_, unit(2, text, "2026-01-05T08:00Z")], {},
+                  Settings(at("2026-04-01T02:00Z"), when.zone("Europe/Berlin")))
+    cls = next(f.kind.cls for f in read_all([unit(2, text, "2026-01-05T08:00Z")],
+                                            Settings(at("2026-04-01T02:00Z"),
+                                                     when.zone("Europe/Berlin"))))
+    assert cls != facts.DURABLE, cls
+    assert "Lena's husband is Jonas." in lines(plan.files)
 
 
 def test_a_cancelled_plan_never_becomes_a_memory_of_it() -> None:

@@ -84,6 +84,7 @@ class Claim:
     plan: bool = False  # a change to come: "will switch to", "is going to move to"
     corrects: bool = False  # "Correction: …": the line corrects what was said before
     wrong: frozenset[str] = frozenset()  # what "…, not X" says was wrong (stems)
+    corrects_marked: bool = False  # said to be a correction ("Correction:", "Sorry,")
     text: str = field(default="", compare=False)
 
 
@@ -345,6 +346,10 @@ def _class_value(text_low: str, cls: str) -> list[str]:
 _PLAN = re.compile(r"\b(?:will|shall|going to|plans? to|planning to|wird|werden)\s+(?:\w+\s+)?"
                    r"(?:switch|change|move|start|join|go|attend|transfer|wechseln|umziehen|ziehen|"
                    r"anfangen|gehen)\w*\b")
+# A change only thought of: "is thinking about moving to Hamburg", "might switch".
+_HEDGED = re.compile(r"\b(?:thinking (?:about|of)|considering|consider|might|may|could|wants? to|"
+                     r"hopes? to|would like to|dreams? of|überlegt|denkt (?:darüber )?nach|vielleicht|"
+                     r"möchte|will (?:vielleicht|eventuell))\b", re.I)
 _NAMED = re.compile(r"\b(?:called|named|namens|hei(?:ß|ss)t)\s+([\w-]+)")
 
 
@@ -378,19 +383,42 @@ def _claims(text: str, names: frozenset[str]) -> tuple[Claim, ...]:
     if (marked or tail) and body:
         wrong = frozenset(stem(spelling(w.lower())) for w in words(tail.group(0))[1:]
                           if w.lower() not in STOP) if tail else frozenset()
-        return tuple(dataclasses.replace(c, change=True, corrects=True, wrong=wrong)
+        return tuple(dataclasses.replace(c, corrects=True, corrects_marked=bool(marked), wrong=wrong)
                      for c in _read_claims(body, names))
     return tuple(_read_claims(text, names))
 
 
-_CORRECTION = re.compile(r"\s*(?:(?:correction|corrected|update|berichtigung|korrektur|richtig ist|"
-                         r"i got that wrong|that was wrong|i was wrong|my mistake|sorry)\s*[:,–—-]|"
-                         r"(?:actually|eigentlich|in fact)\b,?)\s*", re.I)
+_CORRECTION = re.compile(r"\s*(?:correction|corrected|update|berichtigung|korrektur|richtig ist|"
+                         r"i got that wrong|that was wrong|i was wrong|my mistake|sorry)\s*[:,–—-]\s*",
+                         re.I)
+_FRONT_EN = re.compile(r"^\s*((?i:from|since|starting|as of)\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+)?"
+                       r"[A-Z][a-z]+(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:\s+\d{4})?)\s*,?\s+(?=[A-Z])"
+                       r"(.+?)([.!]?)\s*$")
+_FRONT_DE = re.compile(r"^\s*((?:ab|seit)\s+(?:(?:dem\s+)?\d{1,2}\.\s*)?[A-Za-zäöüÄÖÜ]+(?:\s+\d{4})?)"
+                       r"\s+([a-zäöüß]+)\s+([A-ZÄÖÜ][\w-]+)\s+(.+?)([.!]?)\s*$", re.I)
+
+
+def _fronted(text: str) -> str:
+    """A time put first, read as if it came last: "From 1 February Lena lives
+    in Hamburg" as "Lena lives in Hamburg from 1 February"; "Ab 1. Februar
+    wohnt Lena in Köln" as "Lena wohnt in Köln ab 1. Februar"."""
+    m = _FRONT_DE.match(text)
+    if m and m.group(2).islower() and m.group(3)[0].isupper():
+        front = m.group(1)[0].lower() + m.group(1)[1:]
+        return f"{m.group(3)} {m.group(2)} {m.group(4)} {front}{m.group(5)}"
+    m = _FRONT_EN.match(text)
+    if m:
+        front = m.group(1)[0].lower() + m.group(1)[1:]
+        return f"{m.group(2)} {front}{m.group(3)}"
+    return text
+
+
 _NOT_TAIL = re.compile(r",\s*(?:not|nicht)\s+[^,;:]{1,40}?[.!]?\s*$", re.I)
 
 
 def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
     aliases = {n.lower() for n in names}
+    text = _fronted(text)
     # A quoted title is one name: 'Leave No Trace' negates nothing.
     text = QUOTED.sub(lambda m: " " + "_".join(words(m.group(0))) + " ", text)
     german = is_german(text)
@@ -574,28 +602,36 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
             return "called", False, name, frame
     # A plan is not yet a state: "will switch to the Schule am Park" leaves
     # the school Mia goes to now, as "will move to Hamburg" leaves her home.
-    if _PLAN.search(low):
-        return None, False, value, frame
+    if _HEDGED.search(low) or (_PLAN.search(low) and not _DATEISH.search(low)
+                               and not _WHEN_WORDS.search(low)):
+        return None, False, value, frame  # a dated plan stays: it applies on its day
     # 3. Where one lives, works; where one comes from.
+    if (verb in ("live", "wohn") or raw in ("lives", "live", "wohnt", "wohne", "wohnen", "lived")) and \
+            re.match(r"^(?:right |just |very )?(?:next to|near|close to|around the corner|opposite|"
+                     r"across from|nahe|neben|gegenüber)\b", rest_text.lower()):
+        return "home-near", False, value, frame  # where in it, not which city
     if verb in ("live", "wohn") or raw in ("lives", "live", "wohnt", "wohne", "wohnen", "lived"):
         if re.search(r"^(?:\w+ )?(?:with|mit|together|zusammen|alone|allein|alleine|by herself|"
                      r"by himself|on (?:her|his) own)\b", rest_text.lower()):
             return "household", False, value, frame
         return "home", False, _places(c.rest) or value, frame
-    if re.search(r"\b(?:moved|moving|moves|relocated|relocating|relocates)\b.*\b(?:to|into)\b", low) or \
+    if re.search(r"\b(?:moved|moving|moves|move|relocated|relocating|relocates|relocate)\b.*"
+                 r"\b(?:to|into)\b", low) or \
             re.search(r"\b(?:zieht|ziehe|zog)\b.*\bnach\b|\bnach\b.*\b(?:gezogen|umgezogen)\b|"
                       r"\bumgezogen\b|\bist nach\b", low):
         places = _places(c.rest)
-        target = re.search(r"\b(?:to|into|nach)\s+(?:(?:a|an|the|her|his|their|my|new|small|"
-                           r"bigger|smaller|larger)\s+)*(?:(?:flat|house|apartment|place|home|"
-                           r"studio)\s+(?:in|near)\s+)?(\S+)", c.text)  # "to a flat in Dresden"
+        target = re.search(r"\b(?:to|into|nach)\s+(?!move\b|relocate\b)(?:(?:a|an|the|her|his|their|"
+                           r"my|new|small|bigger|smaller|larger)\s+)*(?:(?:flat|house|apartment|place|"
+                           r"home|studio)\s+(?:in|near)\s+)?(\S+)", c.text)  # "to a flat in Dresden"
         if places and target and (target.group(1)[0].isupper() or german) and \
                 not re.match(r"\d", target.group(1)) and not c.owner_is_thing():
             return "home", False, places, frame
     if re.search(r"\b(?:grew up|was born|born in|aufgewachsen|geboren)\b", low):
         return "origin", False, _places(c.rest) or value, frame
-    if verb in ("work", "arbeit") or raw in ("works", "work", "worked", "arbeitet", "arbeite"):
-        after = [w.lower() for w in c.lexical_rest if w.lower() not in _WORK_ADVERBS]
+    if verb in ("work", "arbeit") or raw in ("works", "work", "worked", "arbeitet", "arbeite") or \
+            re.search(r"\b(?:been|is|are|was|am) working (?:at|for|bei)\b", low):
+        after = [w.lower() for w in c.lexical_rest if w.lower() not in _WORK_ADVERBS
+                 and w.lower() != "working"]
         prep = after[0] if after else ""
         if prep in ("as", "als"):
             return "occupation", False, value, frame
@@ -612,7 +648,10 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
                                                      r"employed by|hired by|angestellt bei|"
                                                      r"started at|starts at|starting at)\b", low):
         return "employer", False, _places(c.rest) or value, frame
-    if re.search(r"\b(?:left|quit|gekündigt|aufgehört bei)\b", low) and _places(c.rest):
+    if re.search(r"\b(?:left|quit|gekündigt|aufgehört bei)\b|\bhört\b[^.;]*\bbei \S+ auf\b", low) and \
+            _places(c.rest) and \
+            not re.search(r"\b(?:team|group|project|band|club|course|chat|channel|committee|board|"
+                          r"choir|class)\b", low):
         return "employer", False, _places(c.rest), frame
     if re.search(r"\bjob\b|\bneuen job\b|\bnew job\b", low):
         orgs = [w.lower() for w in _places(c.rest)]

@@ -194,8 +194,10 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
         t = newer.timed
         # "is moving to Hamburg on 1 June": she lives where she lives until then.
         # "the deadline moved to 15 July" is true now: the date is its value.
+        # A correction or a cancellation applies at once, whatever day it names.
         newer.pending = bool(t.end and t.end >= today and not t.written_past and len(newer.claims) <= 1
-                             and not any(c.attribute == "when" for c in newer.claims))
+                             and not any(c.attribute == "when" or c.corrects for c in newer.claims)
+                             and not slots.cancels(newer.unit.text))
         if newer.pending or newer.unit.opaque:
             continue
         # A cancellation names the plan by what it was ("the meeting with Ingrid"), not by whose.
@@ -212,7 +214,7 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                 continue
             ot = older.timed
             if ot.end and ot.end >= today and not ot.written_past and not newer.timed.dated and \
-                    not any(c.negated for c in newer.claims):
+                    not any(c.negated for c in newer.claims) and not slots.cancels(newer.unit.text):
                 continue  # a plan still ahead is not undone by a statement of how things are
             if _two_events(older, newer) or _a_while_away(older, newer):
                 continue
@@ -260,6 +262,7 @@ def _two_events(older: Fact, newer: Fact) -> bool:
 # A change said by its verb: a new job, a move ("is moving to Hamburg on 1 June").
 _STARTED = re.compile(r"\b(?:starts?|started|starting|joins?|joined|f(?:ä|a)ngt|fing|beginnt|begann|"
                       r"moves?|moving|relocat\w*|zieht|ziehen|umzug|umziehen)\b", re.I)
+_FROM_ON = re.compile(r"\b(?:from|since|starting|as of|ab|seit)\b", re.I)
 _SETTLED = frozenset({"employer", "home", "workplace", "occupation", "timezone"})
 # A while, said without a date: "for three months", "for a workshop", "für zwei Wochen".
 _A_WHILE = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|a few|several|some|\d+) "
@@ -273,11 +276,14 @@ def _a_while_away(older: Fact, newer: Fact) -> bool:
     """Whether a dated line tells of a while somewhere else ("is working at
     the SAP office next week for a workshop", "is in Madrid for three months
     from February") rather than a change of employer or home: it says no
-    change in words ("moved", "now", "started", "no longer")."""
-    return ((newer.timed.dated or bool(_A_WHILE.search(newer.unit.text))) and not older.timed.dated
+    change in words ("moved", "now", "started", "no longer", "from 1 February
+    … lives", "seit Februar")."""
+    text = newer.unit.text
+    a_while = bool(_A_WHILE.search(text))
+    return ((newer.timed.dated or a_while) and not older.timed.dated
             and any(c.attribute in _SETTLED for c in older.claims)
             and not any(c.change or c.again or c.negated or c.corrects for c in newer.claims)
-            and not _STARTED.search(newer.unit.text))
+            and not _STARTED.search(text) and (a_while or not _FROM_ON.search(text)))
 
 
 def _names(text: str) -> set[str]:

@@ -42,17 +42,25 @@ _DROP = frozenset({"a", "an", "the", "der", "die", "das", "den", "dem", "ein", "
 NEGATIONS = frozenset({"not", "no", "never", "n't", "nicht", "kein", "keine", "keinen", "keinem",
                        "nie", "niemals", "longer", "anymore", "quit", "stopped", "former", "ex",
                        "ehemals", "früher", "mehr", "without", "ohne", "nor", "neither"})
+# Attributes a dated, past line tells as an episode, not a lasting fact.
+EPISODIC = frozenset({"work", "qty", "adj", "isa", "uses", "uses-for", "like", "dislike",
+                      "possession", "switched", "kind", "size", "commute", "preference"})
 # Dated events that leave a lasting state: the line is durable, dated or not
 # ("is adopting a dog called Rex next week" — she has a dog after).
 LIFE_EVENT = re.compile(
-    r"\badopt(?:s|ed|ing)?\b|\b(?:got|gets|getting|bought|buys|buying) (?:a|an|her|his|their|my) "
-    r"(?:new )?(?:dog|cat|puppy|kitten|rabbit|horse|house|flat|apartment|home)\b|"
+    # "adopted a dog", "is adopting" — not "helped Marta adopt a dog"
+    r"\badopted\b|\b(?:is|are|am|was|were|'s|will)\s+(?:be\s+)?adopting\b|\bwill adopt\b|"
+    r"\b(?:got|gets|getting|bought|buys|buying) (?:a|an|her|his|their|my) (?:new )?(?:dog|cat|puppy|"
+    r"kitten|rabbit|horse|house|flat|apartment|home)\b(?!\s+(?:toy|toys|food|litter|bed|sitter|"
+    r"cleaned|painted|repaired|fixed|renovated|ready)\b)|"
     r"\bexpecting (?:a|their|her|his|our) (?:first |second |third )?(?:child|baby|son|daughter)\b|"
     r"\b(?:was|were|is|been) born\b|\b(?:got|gets|getting|were|was) (?:married|engaged)\b|"
-    r"\b(?:turns|turned|will be|wird|wurde) \d{1,3}\b(?! (?:minutes|hours|days|km|kg|euros?|%))|"
+    # one's own age: "Lena turns 40", "Lena wird am Freitag 40" — not "her sister turns 40",
+    # "the train will be 25 min late", "wird 30 Minuten dauern"
+    r"^\s*[A-ZÄÖÜ][\w-]+\s+(?:turns|turned|is turning|will be|wird|wurde)\s+(?:(?:am|on)\s+\S+"
+    r"(?:\s+\S+)?\s+)?\d{1,3}(?:\s+(?:years old|jahre alt))?\s*(?:on\b[^.]*|in\b[^.]*|am\b[^.]*)?[.!]?\s*$|"
     r"\bgraduat(?:es|ed|ing)\b|\b(?:got|gets|getting|passed|passes|earned|received) (?:her|his|their|my) "
     r"(?:driving licen[cs]e|driver's licen[cs]e|degree|phd|master's|bachelor's|citizenship)\b|"
-    r"\b(?:wird|wurde)\b[^.]{0,40}?\b\d{1,3}(?: jahre alt)?\s*\.?\s*$|"
     r"\b(?:quit|quits|quitting|stopped|stops|gave up|gives up) (?:smoking|drinking|alcohol|meat|"
     r"sugar|vaping)\b|\b(?:going|went|goes|became|becomes|turned|turning) (?:vegan|vegetarian|"
     r"pescatarian|teetotal|sober)\b|\bmit dem rauchen aufgehört\b|"
@@ -188,8 +196,15 @@ def classify(text: str, timed: when.Timed, claims: list[Claim] | None = None) ->
     attribute = durable_attribute(text, claims)
     if timed.recurring:
         return Kind(DURABLE, "recurring" if not attribute else attribute)
-    if attribute and not timed.currently:
+    # "worked from the Hamburg office on 2 February", "ran 8 km on 8 February": a
+    # day's episode, however its verb reads — it ages like one, and leaves
+    # room in MEMORY.md for the facts that last.
+    episode = attribute in EPISODIC and timed.dated and (timed.over or timed.written_past)
+    if attribute and not timed.currently and not episode:
         return Kind(DURABLE, attribute)
+    if episode:
+        return Kind(NOTE, "an episode on a past day") if timed.written_past else \
+            Kind(TIME_BOUND, "dated")
     if LIFE_EVENT.search(text) and not NOT_DONE.search(text):
         return Kind(DURABLE, "a life event")  # a dog adopted, a child born, a licence: for good
     if timed.time_bound:

@@ -29,6 +29,7 @@ import re
 from kairos.dream.distill.claims import Claim, claims_of
 from kairos.dream.distill.lexicon import (
     DURABLE_ATTRIBUTES,
+    EVENT_NOUNS,
     GONE,
     PERSON_NOUNS,
 )
@@ -43,6 +44,17 @@ def _same_subject(a: Claim, b: Claim) -> bool:
         return False
     names_a, names_b = _names(a.subjects), _names(b.subjects)
     return not (names_a and names_b and not names_a & names_b and shared.isdisjoint(names_a))
+
+
+def _names_wrong(older: Claim, newer: Claim) -> bool:
+    """Whether the newer corrects the older by naming what it got wrong
+    ("…, not 6"), about the same subject and attribute — and says it is a
+    correction, or the attribute is a known one ("drinks green tea in the
+    evening, not coffee" corrects nothing)."""
+    return bool(newer.wrong) and (newer.corrects_marked or older.attribute is not None) and \
+        _same_subject(older, newer) and older.attribute == newer.attribute and \
+        not older.negated and bool(newer.wrong & (frozenset(stem(w) for w in older.value)
+                                                  | older.content))
 
 
 def _owns(owner: str | None, subjects: frozenset[str]) -> bool:
@@ -83,18 +95,17 @@ def decide(older: Claim, newer: Claim) -> bool:
     if newer.added and not newer.change and not newer.negated:
         return False
     # "cancelled her trip to Rome" ends "is flying to Rome on 20 February".
-    if _CANCELLED.search(newer.text) and not older.negated and not older.past and \
-            older.attribute in (None, "when") and not _CANCELLED.search(older.text):
-        named = _proper(older.text)
-        if named and any(n.startswith(o) for o in named for n in _proper(newer.text)):
-            return True
+    if _CANCELLED.search(newer.text) and _calls_off(older, newer):
+        return True
     # One for work, one private: "uses an iPhone for work" / "a Pixel for her private phone".
     purposes = _purpose(older.text), _purpose(newer.text)
     if all(purposes) and purposes[0] != purposes[1]:
         return False
-    if older.dated_past and newer.dated_past and not (
-            newer.corrects and older.verb == newer.verb and _same_subject(older, newer)):
-        return False  # two events in history: both stay true (unless one corrects the other)
+    if older.dated_past and newer.dated_past and not _names_wrong(older, newer) and not (
+            newer.change and older.attribute and older.attribute == newer.attribute and
+            _same_subject(older, newer) and _dates(older) and _dates(older) == _dates(newer)):
+        return False  # two events in history: both stay true (unless one corrects the other:
+        # "Actually, Mia ran 12 km on 1 March" — the same day, the same measure)
     same = _same_subject(older, newer)
     owned = _owns(older.owner, newer.subjects)
     # "Mia's cat Luna died" ends "Mia has a cat called Luna" and "Mia's cat is a tabby".
@@ -113,22 +124,18 @@ def decide(older: Claim, newer: Claim) -> bool:
                        h) for h in named}  # the stemmer cuts "Zahnarzttermin" one letter shorter
         extra = newer.content - older.content - {stem(w) for w in newer.value} - _MOVE_WORDS
         if events and events <= older.content and not extra and any(
-                re.match(r"\d", w) or w[:3] in _MONTHS3 for w in older.value):
+                _is_date_word(w) for w in older.value):
             return True
     # "Dentist moved to 21 May" -> "Dentist appointment on 14 May …": a line with no verb of its own.
     if newer.attribute == "when" and same and older.attribute is None and not older.negated and \
-            not older.past and any(re.match(r"\d", w) or w[:3] in _MONTHS3 for w in older.value) and \
+            not older.past and any(_is_date_word(w) for w in older.value) and \
             not (newer.content - older.content - {stem(w) for w in newer.value} - _MOVE_WORDS):
         return True
     if not same and not owned:
         return False
-    # "allergic to cats, not dogs": what it names as wrong is replaced.
-    if newer.wrong and same and older.attribute == newer.attribute and not older.negated and \
-            newer.wrong & (frozenset(stem(w) for w in older.value) | older.content):
-        return True
-    # "Correction: Lena's sister visited on 28 February": what was said of it before is replaced.
-    if newer.corrects and same and older.verb == newer.verb and older.verb not in _EMPTY_VERBS \
-            and not older.negated:
+    # "allergic to cats, not dogs", "Correction: … on 28 February, not 1 March": what it names
+    # as wrong is replaced.
+    if _names_wrong(older, newer):
         return True
     o_all = older.content | frozenset(older.value) | frozenset(stem(w) for w in older.value)
     n_obj = newer.content - {newer.verb}
@@ -150,7 +157,10 @@ def decide(older: Claim, newer: Claim) -> bool:
                      frozenset(stem(w) for w in newer.value)):
         return True
     # A negation of what the older said: "no longer drinks coffee", "sold her Golf", "quit smoking".
-    if newer.negated and not older.negated:
+    # Not an allergy or where one comes from ("stopped taking penicillin" leaves the allergy);
+    # and what one sells is a thing one had ("sold her old piano" leaves "plays the piano").
+    if newer.negated and not older.negated and older.attribute not in _LASTING and not (
+            _SOLD.search(newer.text) and older.verb not in _OWN_VERBS):
         # The head nouns of the older's subjects ("Sam's son" -> son).
         head_words = [w for s in older.subjects if "'s " in s for w in s.split("'s ", 1)[1].split()]
         heads = frozenset(stem(w) for w in head_words)
@@ -159,6 +169,9 @@ def decide(older: Claim, newer: Claim) -> bool:
         # nothing besides ("smokes" -> "no longer smokes", "quit smoking").
         o_obj = o_all - {older.verb}
         n_obj_neg = n_neg - {older.verb, newer.verb}
+        if n_obj_neg & {"job", "stelle"} and not n_obj_neg - {"job", "stelle"} and \
+                older.attribute in ("employer", "occupation", "workplace") and same:
+            return True  # "quit her job" ends where and as what she works
         said = (_overlap_prefix(o_obj, n_obj_neg) if o_obj and n_obj_neg
                 else older.verb not in _EMPTY_VERBS
                 and older.verb in (newer.negates or newer.content) | {newer.verb})
@@ -210,22 +223,83 @@ def decide(older: Claim, newer: Claim) -> bool:
 _EVENT_VERBS = {"fligh": "fly", "flug": "flieg", "drive": "driv", "ride": "rid"}
 _MOVE_WORDS = frozenset("mov push postpo reschedul chang delay shif verschob verleg back to auf "
                         "be hav now wurd werd word ist sind hab".split())
-_MONTHS3 = frozenset("jan feb mar apr may jun jul aug sep oct nov dec mär mai okt dez".split())
+_MONTHS3 = frozenset("jan feb mar apr may jun jul aug sep sept oct nov dec mär mai okt dez mon tue "
+                     "wed thu fri sat sun".split())
 _WORK = re.compile(r"\b(?:for work|work|business|office|job|dienstlich\w*|beruflich\w*|arbeit\w*)\b",
                    re.I)
 _PRIVATE = re.compile(r"\b(?:private|personal|privat\w*|persönlich\w*|home)\b", re.I)
 # A restriction of a habit to a time: "after 2pm", "at night", "on weekdays".
 _NARROWED = re.compile(r"\b(?:after|before) (?:\d|noon|midnight|dinner|lunch|bed|work|\w+day)|"
+                       r"\bat (?:work|home|the office|night)\b|"
                        r"\bat night\b|\bin the (?:evening|morning|afternoon)s?\b|"
                        r"\bon (?:weekdays|weekends|workdays|week nights)\b|\bduring the week\b|"
                        r"\bnach \d|\babends\b|\bunter der woche\b", re.I)
 
 
-_CANCELLED = re.compile(r"\b(?:cancel(?:l?ed|s|ling)?|called off|calls off|abgesagt|sagt\w* \S+ ab|"
-                        r"storniert|fällt aus|fiel aus|ausgefallen)\b", re.I)
+_CANCELLED = re.compile(r"\b(?:cancel(?:l?ed|s|ling)?|called off|calls off|fell through|falls through|"
+                        r"abgesagt|sag\w*\b[^.;]{0,40}?\bab|storniert|fällt\b[^.;]{0,30}?\baus|"
+                        r"fiel\b[^.;]{0,30}?\baus|ausgefallen)\b", re.I)
+_CANCEL_STEMS = frozenset("cancel cancell call off fell through abgesagt sag ab fäll aus storn".split())
+_RECURRING = re.compile(r"\bevery\b|\beach\b|\bweekly\b|\bjede[nrsm]?\b|\bwöchentlich\b|"
+                        r"\b(?:on )?(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\bimmer\b", re.I)
+# Plans besides EVENT_NOUNS: what a cancellation names.
+_EVENT_WORDS = frozenset("""dinner lunch breakfast brunch adoption wedding party trip holiday vacation
+booking reservation session lesson course treffen essen abendessen mittagessen reise urlaub hochzeit
+feier kurs training cinema kino movie film theatre theater show gig dance""".split())
+_EVENT_STEMS = ("adopt", "visit", "meetin")  # "is adopting" / "the adoption"
+# Words that name any plan: "sagt das Treffen ab" may end "trifft sich zum Essen".
+_ANY_EVENT = frozenset("meeting treffen plans plan termin appointment date".split())
 _CALENDAR_WORDS = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february
 march april may june july august september october november december montag dienstag mittwoch
 donnerstag freitag samstag sonntag januar februar märz juni juli oktober dezember""".split())
+
+
+def _calls_off(older: Claim, newer: Claim) -> bool:
+    """Whether a cancellation ends the older line: a plan or appointment
+    (an event's noun or a date, never a habit or who someone is) that it
+    names — by a person or place ("the dinner with Marta"), or by what it
+    was ("the adoption" of "is adopting") — and, when both name the event,
+    the same one (of "dinner with Marta" and "cinema with Marta", the dinner)."""
+    if older.negated or older.past or _CANCELLED.search(older.text) or \
+            _RECURRING.search(older.text):
+        return False
+    events_old = {w for w in _low_words(older.text) if _event_word(w)}
+    events_new = {w for w in _low_words(newer.text) if _event_word(w)}
+    dated = any(_is_date_word(w) for w in _low_words(older.text))
+    if not (events_old or dated) or (older.attribute not in (None, "when") and not events_old):
+        return False
+    if events_old and events_new - _ANY_EVENT and not any(
+            a[:5] == b[:5] for a in events_old for b in events_new):
+        return False  # "the dinner with Marta" is not "the cinema with Marta"
+    names_old, names_new = _proper(older.text), _proper(newer.text)
+    by_name = any(n.startswith(o) for o in names_old for n in names_new)
+    if names_old and names_new and not by_name:
+        return False  # the meeting with Paul is not the meeting with Ingrid
+    return by_name or any(a[:5] == b[:5] for a in events_old for b in events_new)
+
+
+_DATE = re.compile(r"\b\d{1,2}\.? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez)\w*"
+                   r"(?: \d{4})?|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d{4}-\d\d-\d\d\b",
+                   re.I)
+
+
+def _dates(claim: Claim) -> frozenset[str]:
+    """The days a claim names, as written ("1 march 2026")."""
+    return frozenset(m.group().lower() for m in _DATE.finditer(claim.text))
+
+
+def _is_date_word(word: str) -> bool:
+    """A number, a month or a weekday (and their short forms): "Marta" is none."""
+    return bool(re.match(r"\d", word)) or word in _CALENDAR_WORDS or word.rstrip(".") in _MONTHS3
+
+
+def _event_word(word: str) -> bool:
+    return word in EVENT_NOUNS or word in _EVENT_WORDS or any(
+        word[:5] == e[:5] for e in _EVENT_STEMS if len(word) >= 5)
+
+
+def _low_words(text: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[\w'-]+", text)]
 
 
 def cancels(text: str) -> bool:
@@ -246,6 +320,11 @@ def _purpose(text: str) -> str | None:
     return "work" if work and not private else "private" if private and not work else None
 
 
+# What no ending verb ends: only "no longer allergic" or a correction does.
+_LASTING = frozenset({"allergy", "health", "origin", "blood type", "birthday", "full name", "name"})
+_SOLD = re.compile(r"\b(?:sold|sells|selling|verkauft|verkaufte)\b", re.I)
+_OWN_VERBS = frozenset({"hav", "have", "own", "us", "use", "driv", "drive", "rid", "besitz", "fahr",
+                        "hab", "be", ""})
 # Attributes whose value is a person, and the words that say two people parted.
 _PEOPLE = frozenset({"spouse", "partner", "boyfriend", "girlfriend", "fiance", "manager", "doctor"})
 _PARTED = re.compile(r"\b(?:broke up|break up|split|separated|divorced|left|dumped|no longer|ex-|"

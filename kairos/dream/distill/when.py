@@ -648,6 +648,10 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
     written_past = all((clause_past(text, *clause_of(text, m.start), lang)
                         and not TARGET.search(text[:m.start])) or m.last < day for m in mentions)
     over = end < today
+    # "From 1 February Lena lives in Hamburg", "seit Februar": a date that
+    # opens a state does not end it — the line is not past once the day is.
+    if all(_OPENS.search(text[:m.start]) for m in mentions) and not _BOUNDED.search(text):
+        over = False
     current = absolute
     if over and not written_past:
         current = past_tense(absolute, lang, [clause_of(absolute, _shift(mentions, m, text, absolute))
@@ -661,6 +665,11 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
             dates.update({m.first, m.last})
     return Timed(current, absolute, tuple(mentions), False, written_past, currently, end, over,
                  frozenset(dates))
+
+
+_BOUNDED = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|a few|several|\d+) \w+|\buntil\b|"
+                      r"\btill\b|\bbis\b|\bfür (?:\w+ )?(?:tage|wochen|monate)\b", re.I)
+_OPENS = re.compile(r"\b(?:from|since|starting|as of|ab|seit)\s*(?:the\s+|dem\s+)?$", re.I)
 
 
 def _shift(mentions: list[Mention], mention: Mention, old: str, new: str) -> int:

@@ -25,6 +25,33 @@ def at(text: str) -> datetime:
 
 
 # -- time ------------------------------------------------------------------------------------------
+TIME_MORE = [  # a fifth QA pass: words for a time that were never read
+    ("Lena is on parental leave until March.", "2026-01-05T08:00Z", "2026-06-01T08:00Z",
+     "Lena was on parental leave until March 2026."),
+    ("Lena's father is retiring at the end of January.", "2026-01-05T08:00Z", "2026-06-01T08:00Z",
+     "Lena's father retired at the end of January 2026."),
+    ("Lena ist ab Montag im Urlaub.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
+     "Lena ist ab 12. Januar 2026 im Urlaub."),
+    ("Lena fährt am Wochenende zu ihren Eltern.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
+     "Lena fährt am Wochenende vom 10. Januar 2026 zu ihren Eltern."),
+    ("Lena is going to Rome in a fortnight.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
+     "Lena is going to Rome in the week of 19 January 2026."),
+    ("Lena is meeting Paul on the 15th.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
+     "Lena is meeting Paul on 15 January 2026."),
+    ("Lena's dentist appointment moved to Friday.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
+     "Lena's dentist appointment moved to 9 January 2026."),
+    ("Lenas Zahnarzttermin wurde auf Freitag verschoben.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
+     "Lenas Zahnarzttermin wurde auf den 9. Januar 2026 verschoben."),
+    ("From 1 February Lena lives in Hamburg.", "2026-01-05T08:00Z", "2026-06-01T08:00Z",
+     "From 1 February 2026 Lena lives in Hamburg."),
+]
+
+
+@pytest.mark.parametrize(("text", "written", "now", "expected"), TIME_MORE)
+def test_more_words_for_a_time_are_read(text: str, written: str, now: str, expected: str) -> None:
+    assert when.resolve(text, at(written), at(now), when.zone("Europe/Berlin")).text == expected
+
+
 TIME = [
     # text, written (UTC), dream (UTC), timezone, the line at the dream
     ("Mia is flying to Lisbon next week.", "2026-05-05T10:00Z", "2026-05-06T02:00Z", "Europe/Berlin",
@@ -551,6 +578,14 @@ FIFTH = [
     ("Lena raucht.", "Lena hört ab Montag mit dem Rauchen auf.", "update"),
     ("Lena arbeitet bei Zalando.", "Lena hört Ende Januar bei Zalando auf.", "update"),
     ("Lena hört gern Jazz.", "Lena hört Podcasts auf dem Weg zur Arbeit.", "coexist"),
+    # "May" is a month; a weekday is a time a thing can move to, in either language
+    ("Dentist appointment on 14 May at 8:30 with Dr Okafor.", "Dentist moved to 21 May at 9:00.",
+     "update"),
+    ("Lena lives in Berlin.", "Lena may move to Hamburg.", "coexist"),
+    ("Lena has a dentist appointment on Thursday.", "Lena's dentist appointment moved to Friday.",
+     "update"),
+    ("Lena hat am Donnerstag einen Zahnarzttermin.", "Der Zahnarzttermin wurde auf Freitag verschoben.",
+     "update"),
 ]
 
 

@@ -424,3 +424,27 @@ def test_a_topic_files_name_counts_as_a_word_of_its_lines(either: Memory) -> Non
         assert found[0] == "Flight EZY2321 leaves at 7:15.", (query, found)
     found = texts(either.search("ada", "India flight", user="priya", limit=5))
     assert found[0] == "Flight AI162 to Mumbai leaves at 13:05.", found
+
+
+def test_a_fifth_pass_ordinals_names_and_multi_line_writes(either: Memory) -> None:
+    """A fifth QA pass, against the fourth's changes: a note saying "3rd" was
+    no longer found by "3rd"; a "now …" line sharing only the name jumped
+    above the answer; "Who is Dave?" about no one the pair knows returned
+    four relatives; a write of several lines came back as one of them."""
+    either.write("ada", "MEMORY.md", "Priya's bank appointment is on the 3rd.", user="p1")
+    either.write("ada", "MEMORY.md", "Priya's 40th birthday party is at the Albert Hall.", user="p1")
+    for query, answer in (("What's happening on the 3rd?", "Priya's bank appointment is on the 3rd."),
+                          ("40th", "Priya's 40th birthday party is at the Albert Hall.")):
+        assert texts(either.search("ada", query, user="p1", limit=5))[:1] == [answer], query
+    for line in ("Priya is allergic to shellfish.", "Priya takes levothyroxine.",
+                 "Priya now cycles to work.", "Priya has a new mobile number: 07700 900123."):
+        either.write("ada", "MEMORY.md", line, user="p2")
+    found = texts(either.search("ada", "Does Priya have any allergies?", user="p2", limit=5))
+    assert found[0] == "Priya is allergic to shellfish.", found
+    for line in ("Priya's mum Lakshmi lives in Kochi.", "Priya's manager is Helen Cole."):
+        either.write("ada", "MEMORY.md", line, user="p3")
+    assert texts(either.search("ada", "Who is Dave?", user="p3", limit=5)) == []
+    either.write("ada", "MEMORY.md", "Priya lives in Stockport.\nPriya loves Thai food.", user="p4",
+                 mode="replace")
+    found = texts(either.search("ada", "Stockport", user="p4", limit=5))
+    assert "Priya loves Thai food." not in found[:1] and any("Stockport" in t for t in found[:1]), found

@@ -111,7 +111,8 @@ SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s
 def words_of(query: str) -> list[str]:
     """The query's words, NFKC case-folded, stop words dropped (unless only
     stop words are left), each once, in order."""
-    folded = ORDINAL.sub(r"\1", unicodedata.normalize("NFKC", query).casefold())  # the 21st: 21
+    folded = unicodedata.normalize("NFKC", query).casefold()
+    folded += "".join(f" {m.group(1)}" for m in ORDINAL.finditer(folded))  # "the 21st": and 21
     found = [w for w in dict.fromkeys(WORD.findall(folded)) if w.strip("_")]
     german = any(w in GERMAN_MARKS or any(c in "äöüß" for c in w) for w in found)
     kept = [w for w in found if w not in STOP_EN and not (german and w in STOP_DE)]
@@ -210,7 +211,9 @@ class Search:
             rankings.append((1.0 if not by_words else COMPANION_WEIGHT,
                              [d for d in index.substring(scope, rare, DEPTH)
                               if text_key(d.text) not in have]))
-        kinds = related(rare, query)  # of the telling words: "like" in every line names no kind
+        # Of the telling words ("like" in every line names no kind); "who is X?"
+        # asks for who X is to the user only when the pair knows an X.
+        kinds = related(rare, query if by_words else "")
         if kinds:  # "employer" finds "works at", "home" finds "moved to" (see synonyms.py)
             # When the words found only the name, the kind's lines are the
             # only ones that hold what was asked: they count double, above
@@ -250,15 +253,21 @@ class Search:
         has_history = any(d.kind == "history" for _, ranking in rankings for d in ranking)
         lines = index.lines(SearchScope(scope.agent, scope.user)) if has_history else []
         line_of = {e: line for line in lines for e in line.event_ids}
+        cited = {e: 0 for e in line_of}
+        for line in lines:
+            for e in line.event_ids:
+                cited[e] += 1
         for weight, ranking in rankings:
             seen: dict[str, None] = {}
             for doc in ranking:
                 # A write a line of the files now says is that line ("on 14 May"
                 # is "on 14 May 2026" since the dream): one result, not two.
-                line = line_of.get(doc.event_ids[0]) if doc.kind == "history" else None
-                if line is not None and not scope.include_retracted and (
-                        scope.file is None or line.file == scope.file):
-                    doc = line
+                # (Only a write that became one line: a write of several lines is
+                # none of them alone.)
+                said = line_of.get(doc.event_ids[0]) if doc.kind == "history" else None
+                if said is not None and cited[doc.event_ids[0]] == 1 and not scope.include_retracted and (
+                        scope.file is None or said.file == scope.file):
+                    doc = said
                 key = text_key(doc.text)
                 kept = best.get(key)
                 if kept is None or (kept.kind, -kept.position) > (doc.kind, -doc.position):
@@ -271,8 +280,9 @@ class Search:
         # query names gains what a kind's first line would.
         asked = {_stem(w) for w in words}
         for key, doc in best.items():
-            if doc.file and doc.file.startswith("topics/") and asked & {
-                    _stem(w) for w in WORD.findall(doc.file[len("topics/"):].rsplit(".", 1)[0].casefold())}:
+            if doc.file and doc.file.startswith("topics/") and (asked & {
+                    _stem(w) for w in WORD.findall(doc.file[len("topics/"):].rsplit(".", 1)[0].casefold())}
+                    ) - _words(doc.text):  # a line that says the word itself has it already
                 scores[key] += KINDS_WEIGHT / (RRF_K + 1)
         superseded = {key for key, doc in best.items()
                       if doc.kind == "history" and doc.file is not None
@@ -280,17 +290,15 @@ class Search:
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
         for key in [k for k in order[:PULLED] if k in superseded]:
-            # A replaced write found without what replaced it ("What car does
-            # she drive?" finds "drives a Yaris", not "sold the Yaris and now
-            # cycles"): the newer line of its file that names what it named.
-            old = best[key]
-            if any(d.kind == "current" and d.file == old.file and d.position > old.position
-                   for d in best.values()):
-                continue
-            found = _replacement(old, lines)
-            if found is not None and text_key(found.text) not in best:
-                best[text_key(found.text)] = found
-                scores[text_key(found.text)] = scores[key]
+            # A replaced write ranks just below what replaced it — the newer
+            # line of its file that names what it named — found or not ("What
+            # car does she drive?" finds "drives a Yaris", not "sold the Yaris
+            # and now cycles"): that line takes at least the write's score.
+            found = _replacement(best[key], lines)
+            if found is not None:
+                found_key = text_key(found.text)
+                best.setdefault(found_key, found)
+                scores[found_key] = max(scores.get(found_key, 0.0), scores[key])
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
         ranked = _below_replacements([(best[k], scores[k]) for k in order],
@@ -421,12 +429,19 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
     stems = [_stems(d.text) for d, _ in top]
     asked = {_stem(w) for w in words}
     topic = {s for s in asked if sum(s in found for found in stems) <= max(2, len(top) // COMMON)}
+    # The words most results hold (the person's name): two lines sharing one
+    # are not about one thing.
+    counts: dict[str, int] = {}
+    for found in stems:
+        for w in found:
+            counts[w] = counts.get(w, 0) + 1
+    common = {w for w, n in counts.items() if n > max(2, len(top) // COMMON)}
     for j in range(1, len(top)):
         new, new_stems = top[j][0], stems[j]
         for i in range(j):
             old = top[i][0]
             if (old.file == new.file and new.position > old.position and new_stems
-                    and _same_subject(stems[i], new_stems, topic, old.text, new.text)):
+                    and _same_subject(stems[i], new_stems, topic, old.text, new.text, common)):
                 moved, moved_stems = top.pop(j), stems.pop(j)
                 top.insert(i, (moved[0], top[i][1]))
                 stems.insert(i, moved_stems)
@@ -435,7 +450,8 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
 
 
 def _same_subject(old: frozenset[str], new: frozenset[str], topic: set[str],
-                  old_text: str = "", new_text: str = "") -> bool:
+                  old_text: str = "", new_text: str = "",
+                  common: frozenset[str] | set[str] = frozenset()) -> bool:
     """Whether a newer result is about what an older one was: the newer
     holds every topic word of the query the older holds ("allergic to
     penicillin" is not updated by "allergic to cats"), and they say nearly
@@ -449,7 +465,8 @@ def _same_subject(old: frozenset[str], new: frozenset[str], topic: set[str],
     # "Neue Handynummer: 0176 …" after "Jonas' Handynummer: 0171 …": a line
     # that says it is new, on a long word of the older's, need not repeat
     # the name.
-    changed = bool(CHANGED.search(new_text)) and any(len(w) >= 5 for w in old & new)
+    changed = bool(CHANGED.search(new_text)) and any(
+        len(w) >= 5 and w not in common for w in old & new)
     if changed:
         asked -= {w for w in asked - new if _is_name(w, old_text)}
     if not asked <= new:  # "allergic to penicillin" is not updated by "allergic to cats"

@@ -92,7 +92,7 @@ GROUPS = (
 
 MAX_ADDED = 32  # words a query gains at most
 WHO_IS = re.compile(r"^\s*(?:who(?:'s| is| was)|wer ist|wer war)\b", re.I)
-FOR_A_LIVING = re.compile(r"\bfor a living\b|\bfor work\b|\bberuflich\b", re.I)
+FOR_A_LIVING = re.compile(r"\bfor a living\b|\bberuflich\b", re.I)
 # Forms the stemmer cannot reach: a word asked for finds its other forms.
 IRREGULAR = {"ran": "run", "run": "ran", "running": "ran", "runs": "ran", "mice": "mouse",
              "mouse": "mice", "knives": "knife", "knife": "knives", "went": "go", "gone": "go",

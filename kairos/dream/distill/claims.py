@@ -347,7 +347,8 @@ _PLAN = re.compile(r"\b(?:will|shall|going to|plans? to|planning to|wird|werden)
                    r"(?:switch|change|move|start|join|go|attend|transfer|wechseln|umziehen|ziehen|"
                    r"anfangen|gehen)\w*\b")
 # A change only thought of: "is thinking about moving to Hamburg", "might switch".
-_HEDGED = re.compile(r"\b(?:thinking (?:about|of)|considering|consider|might|may|could|wants? to|"
+_HEDGED = re.compile(r"\b(?:thinking (?:about|of)|considering|consider|might|may (?=be\b|move|switch|"
+                     r"change|start|join|go\b)|could|wants? to|"
                      r"hopes? to|would like to|dreams? of|überlegt|denkt (?:darüber )?nach|vielleicht|"
                      r"möchte|will (?:vielleicht|eventuell))\b", re.I)
 _NAMED = re.compile(r"\b(?:called|named|namens|hei(?:ß|ss)t)\s+([\w-]+)")
@@ -682,6 +683,12 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
         plain = [w for w in rest if w not in MARKERS and w not in ADVERBS]
         if "colour" in classes and c.owner_is_thing() and len(plain) <= 2:
             return "colour", False, _class_value(low, "colour"), frame  # "Sam's bike is red"
+    # "wurde auf Freitag verschoben", "was moved to Friday": a time, though the verb is "to be".
+    if copula and _moved_to(low):
+        when_words = [w for w in rest if re.match(r"\d", w) or w[:3] in _MONTH3
+                      or _WHEN_WORDS.fullmatch(w)]
+        if when_words and not _quantity(rest):
+            return "when", False, when_words, frame
     # 5. "is a nurse", "ist Lehrer", "is vegetarian", "is single": a class or an adjective.
     if copula and rest:
         words_after = [w for w in rest if w not in ARTICLES and w not in NEG_WORDS and w not in
@@ -721,7 +728,8 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
             return "when", False, [w for w in value if _WHEN_WORDS.search(w) or re.match(r"\d", w)], frame
     # 6. Things moved to a time: "standup moved to 10:15", "deadline was pushed to 17 March".
     if _moved_to(low) or (_change_verb(verb, raw) and not copula):
-        when_words = [w for w in rest if re.match(r"\d", w) or w[:3] in _MONTH3]
+        when_words = [w for w in rest if re.match(r"\d", w) or w[:3] in _MONTH3
+                      or _WHEN_WORDS.fullmatch(w)]  # "moved to Friday", "auf Freitag verschoben"
         if when_words and not _quantity(rest):
             return "when", False, when_words, frame
     # 6. Quantities with their unit: "has 8 engineers", "weighs 68 kg", "costs 30 euros".

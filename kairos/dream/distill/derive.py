@@ -202,6 +202,13 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             continue
         # A cancellation names the plan by what it was ("the meeting with Ingrid"), not by whose.
         candidates: set[int] = set(range(j)) if slots.cancels(newer.unit.text) else set()
+        # "Der Zahnarzttermin wurde auf Freitag verschoben": a time moved, said of
+        # the event alone — the lines that name that event are candidates.
+        for c in newer.claims:
+            if c.attribute == "when" and c.owner is None:
+                heads = [w[:6] for s_ in c.subjects for w in s_.split() if len(w) >= 4]
+                candidates.update(i for i in range(j) if any(
+                    h in ordered[i].unit.text.lower() for h in heads))
         for c in newer.claims:
             for subject in c.subjects:
                 candidates.update(by_subject.get(subject, ()))

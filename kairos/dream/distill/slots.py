@@ -116,10 +116,12 @@ def decide(older: Claim, newer: Claim) -> bool:
     if same and newer.negated and GONE.search(newer.text) and not older.negated and not older.past:
         return True  # what was true of it stays history: "Mia's father was a teacher"
     # "Lena's dentist appointment moved to 17 March" -> "Lena has a dentist appointment on 10 March".
-    if newer.attribute == "when" and _owns(newer.owner, older.subjects) \
+    # "Der Zahnarzttermin wurde auf Freitag verschoben" -> "Lena hat am Donnerstag einen Zahnarzttermin".
+    if newer.attribute == "when" and (_owns(newer.owner, older.subjects) or newer.owner is None) \
             and not older.negated and older.attribute in (None, "when"):
-        named = {_EVENT_VERBS.get(stem(w), stem(w)) for s in newer.subjects if "'s " in s
-                 for w in s.split("'s ", 1)[1].split()}  # "flight" is "flies"
+        named = {_EVENT_VERBS.get(stem(w), stem(w)) for s in newer.subjects
+                 for w in (s.split("'s ", 1)[1] if "'s " in s else s if newer.owner is None
+                           else "").split()}  # "flight" is "flies"
         events = {next((c for c in older.content if len(h) > 6 and h.startswith(c) and len(c) >= 6),
                        h) for h in named}  # the stemmer cuts "Zahnarzttermin" one letter shorter
         extra = newer.content - older.content - {stem(w) for w in newer.value} - _MOVE_WORDS

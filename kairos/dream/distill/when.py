@@ -104,7 +104,8 @@ QUOTED = re.compile(r"(?<![\w])'[^']{2,80}'(?![\w])|\"[^\"]{2,80}\"|“[^”]{2,
 MAYBE_TIME = re.compile(
     rf"\b(?:{_M_ANY}|{_WD_EN}|{_WD_DE}|{'|'.join(_ABBR_EN)})\b|\d{{4}}-\d\d|\d{{1,2}}\.\d{{1,2}}\."
     r"|\b(?:today|tonight|tomorrow|yesterday|next|this|last|ago|in (?:\d+|a|an|one|two|three|four|"
-    r"five|six|seven|eight|nine|ten|eleven|twelve) (?:days?|weeks?|months?)|heute|morgen|übermorgen|"
+    r"five|six|seven|eight|nine|ten|eleven|twelve) (?:days?|weeks?|fortnights?|months?)|"
+    r"the \d{1,2}(?:st|nd|rd|th)|weekend|wochenende|heute|morgen|übermorgen|"
     r"gestern|vorgestern|nächste\w*|kommende\w*|diese\w*|letzte\w*|vergangene\w*|in \w+ (?:Tagen?|"
     r"Wochen?|Monaten?)|vor \w+ (?:Tagen?|Wochen?)|Anfang|Mitte|Ende)\b", re.I)
 
@@ -369,7 +370,7 @@ def _weekday(m: re.Match[str], d: date, past: bool) -> Mention | None:
     target = WEEKDAYS_EN.index(m.group(2))
     before = m.string[:m.start()].rstrip().lower()
     if not which and not re.search(r"\b(?:is|are|was|were|by|until|till|from|since|before|after)$",
-                                   before):
+                                   before) and not TARGET.search(m.string[:m.start()]):
         return None  # a bare weekday ("Friday evening plans") names no day for sure
     if which == "last" or (past and which in ("", "on")):
         day = _weekday_back(d, target)
@@ -379,7 +380,8 @@ def _weekday(m: re.Match[str], d: date, past: bool) -> Mention | None:
         day = _next_week_day(d, target)
     else:
         day = _weekday_ahead(d, target)
-    prep = which == "on" or not re.search(r"\b(?:by|until|till|from|since|before|after)$", before)
+    prep = which == "on" or not (re.search(r"\b(?:by|until|till|from|since|before|after|to)$", before)
+                                 or TARGET.search(m.string[:m.start()]))
     return _day(m, day, "en", prep=prep)
 
 
@@ -400,15 +402,43 @@ def _next_unit(m: re.Match[str], d: date, past: bool) -> Mention:
                    "en", f"in {d.year + n}")
 
 
-@R.add(rf"\bin {_NUM} (day|days|week|weeks|month|months)\b", re.I)
+@R.add(rf"\bin {_NUM} (day|days|week|weeks|fortnight|fortnights|month|months)\b", re.I)
 def _in_n(m: re.Match[str], d: date, past: bool) -> Mention:
     n, unit = _count(m.group(1)), m.group(2).lower()
     if unit.startswith("day"):
         return _day(m, d + timedelta(days=n), "en")
-    if unit.startswith("week"):
-        return _week(m, _monday(d + timedelta(days=7 * n)), "en")
+    if unit.startswith(("week", "fortnight")):
+        weeks = n * (2 if unit.startswith("fortnight") else 1)
+        return _week(m, _monday(d + timedelta(days=7 * weeks)), "en")
     year, month = _add_months(d.year, d.month, n)
     return _month(m, year, month, "en")
+
+
+@R.add(r"\bon the (\d{1,2})(?:st|nd|rd|th)\b(?! of)", re.I)
+def _the_nth(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    """"on the 15th": that day of this month, or of the next (the last, in
+    the past tense) when it is gone (ahead) or still to come (behind)."""
+    day = int(m.group(1))
+    year, month = d.year, d.month
+    if not past and day < d.day:
+        year, month = _add_months(year, month, 1)
+    elif past and day > d.day:
+        year, month = _add_months(year, month, -1)
+    found = _safe_date(year, month, day)
+    return _day(m, found, "en") if found else None
+
+
+@R.add(r"\b(?:on|at|over) the weekend\b|\bam Wochenende\b|\bübers Wochenende\b", re.I)
+def _the_weekend(m: re.Match[str], d: date, past: bool) -> Mention:
+    """"am Wochenende", "on the weekend": the coming one (the last, in the past tense)."""
+    lang = "de" if "ochenende" in m.group() else "en"
+    saturday = _monday(d) + timedelta(days=5)
+    if past and saturday > d:
+        saturday -= timedelta(days=7)
+    words = f"am Wochenende vom {fmt_day(saturday, 'de')}" if lang == "de" else \
+        f"on the weekend of {fmt_day(saturday, 'en')}"
+    return Mention(m.start(), m.end(), saturday, saturday + timedelta(days=1), "weekend", True, lang,
+                   words)
 
 
 @R.add(rf"\b{_NUM} (day|days|week|weeks) ago\b", re.I)
@@ -463,9 +493,15 @@ def _naechste(m: re.Match[str], d: date, past: bool) -> Mention:
                    "de", f"im Jahr {d.year + n}")
 
 
-@R.add(rf"\b(?:(am|nächsten|kommenden|diesen|letzten) )({_WD_DE})\b")
+@R.add(rf"\b(?:(am|ab|auf|nächsten|kommenden|diesen|letzten) )({_WD_DE})\b")
 def _wochentag(m: re.Match[str], d: date, past: bool) -> Mention:
     which = m.group(1).lower()
+    if which == "auf":  # "auf Freitag verschoben": the coming one, a target
+        day = _weekday_ahead(d, WEEKDAYS_DE.index(m.group(2)))
+        return Mention(m.start(), m.end(), day, day, "day", True, "de", f"auf den {fmt_day(day, 'de')}")
+    if which == "ab":  # "ab Montag": from the coming one
+        day = _weekday_ahead(d, WEEKDAYS_DE.index(m.group(2)))
+        return Mention(m.start(), m.end(), day, day, "day", True, "de", f"ab {fmt_day(day, 'de')}")
     target = WEEKDAYS_DE.index(m.group(2))
     if which == "letzten" or (past and which == "am"):
         day = _weekday_back(d, target)
@@ -550,7 +586,8 @@ def _dm_numeric(m: re.Match[str], d: date, past: bool) -> Mention | None:
     return _day_month(m, d, past, month, day, "de", "")
 
 
-@R.add(rf"\b(in|im|this|next|last|Anfang|Mitte|Ende|early|mid|late) ({_M_ANY})\b")
+@R.add(rf"\b(in|im|this|next|last|Anfang|Mitte|Ende|early|mid|late|until|till|by|bis|from|since|ab|seit|"
+       rf"(?:at )?the end of|end of) ({_M_ANY})\b")
 def _in_month(m: re.Match[str], d: date, past: bool) -> Mention:
     prep = m.group(1)
     month = _MONTH_INDEX[m.group(2)] + 1
@@ -564,6 +601,8 @@ def _in_month(m: re.Match[str], d: date, past: bool) -> Mention:
         year = d.year if month >= d.month else d.year + 1
     keep = prep if prep not in ("this", "next", "last") else ("in" if _month_lang(m.group(2)) == "en"
                                                               else "im")
+    if prep.lower() in ("since", "seit"):  # a month one has been something since is behind
+        year = d.year if month <= d.month else d.year - 1
     return _month(m, year, month, _month_lang(m.group(2)), prep=keep)
 
 
@@ -650,7 +689,8 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
     over = end < today
     # "From 1 February Lena lives in Hamburg", "seit Februar": a date that
     # opens a state does not end it — the line is not past once the day is.
-    if all(_OPENS.search(text[:m.start]) for m in mentions) and not _BOUNDED.search(text):
+    if all(_OPENS.search(text[:m.start]) or _OPENS_IN.match(text, m.start) for m in mentions) \
+            and not _BOUNDED.search(text):
         over = False
     current = absolute
     if over and not written_past:
@@ -669,6 +709,7 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
 
 _BOUNDED = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|a few|several|\d+) \w+|\buntil\b|"
                       r"\btill\b|\bbis\b|\bfür (?:\w+ )?(?:tage|wochen|monate)\b", re.I)
+_OPENS_IN = re.compile(r"(?:from|since|seit)\b", re.I)
 _OPENS = re.compile(r"\b(?:from|since|starting|as of|ab|seit)\s*(?:the\s+|dem\s+)?$", re.I)
 
 

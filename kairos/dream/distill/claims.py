@@ -616,8 +616,10 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
                      r"by himself|on (?:her|his) own)\b", rest_text.lower()):
             return "household", False, value, frame
         return "home", False, _places(c.rest) or value, frame
-    if re.search(r"\b(?:moved|moving|moves|move|relocated|relocating|relocates|relocate)\b.*"
-                 r"\b(?:to|into)\b", low) or \
+    if _CALLED_OFF.search(low):
+        pass  # "cancelled the move to Hamburg", "decided not to move": no new home
+    elif re.search(r"\b(?:moved|moving|moves|move|relocated|relocating|relocates|relocate)\b.*"
+                   r"\b(?:to|into)\b", low) or \
             re.search(r"\b(?:zieht|ziehe|zog)\b.*\bnach\b|\bnach\b.*\b(?:gezogen|umgezogen)\b|"
                       r"\bumgezogen\b|\bist nach\b", low):
         places = _places(c.rest)
@@ -843,6 +845,8 @@ _OBJECT_ENDS = frozenset("with for to during after before from since until about
 _EMPTY_HEADS = frozenset("job position role post work stelle".split())
 
 
+_CALLED_OFF = re.compile(r"\b(?:cancel\w*|called off|calls off|decided not|decides not|not to move|"
+                         r"won't|will not|abgesagt|doch nicht|nicht mehr)\b", re.I)
 _NEW_PLACE = re.compile(r"\b(?:New|Neu)\s+(?=[A-Z])")
 _LEFT_SOMEWHERE = re.compile(r"\bleft\s+(?!work|school|home)(?!(?:\S+\s+)?(?:job|position|role|post|team|"
                              r"company|firm|band|club)\b)(?:\S+\s+){1,3}?(?:at|in|on|behind|outside|inside|under|"

@@ -42,6 +42,9 @@ _DROP = frozenset({"a", "an", "the", "der", "die", "das", "den", "dem", "ein", "
 NEGATIONS = frozenset({"not", "no", "never", "n't", "nicht", "kein", "keine", "keinen", "keinem",
                        "nie", "niemals", "longer", "anymore", "quit", "stopped", "former", "ex",
                        "ehemals", "früher", "mehr", "without", "ohne", "nor", "neither"})
+_SINCE = re.compile(r"\b(?:since|seit|starting)\b|\b(?:from|ab)\s+(?:\d|the \d|(?:jan|feb|mar|apr|may|"
+                    r"jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez)\w*|\w+day\b|montag|dienstag|"
+                    r"mittwoch|donnerstag|freitag|samstag|sonntag)", re.I)
 # Attributes a dated, past line tells as an episode, not a lasting fact.
 EPISODIC = frozenset({"work", "qty", "adj", "isa", "uses", "uses-for", "like", "dislike",
                       "possession", "switched", "kind", "size", "commute", "preference"})
@@ -199,7 +202,8 @@ def classify(text: str, timed: when.Timed, claims: list[Claim] | None = None) ->
     # "worked from the Hamburg office on 2 February", "ran 8 km on 8 February": a
     # day's episode, however its verb reads — it ages like one, and leaves
     # room in MEMORY.md for the facts that last.
-    episode = attribute in EPISODIC and timed.dated and (timed.over or timed.written_past)
+    episode = attribute in EPISODIC and timed.dated and (timed.over or timed.written_past) \
+        and not _SINCE.search(text)  # "has had a cat since March": a state, not a day's episode
     if attribute and not timed.currently and not episode:
         return Kind(DURABLE, attribute)
     if episode:

@@ -190,7 +190,8 @@ AUX_EN = frozenset({"is", "are", "am", "was", "were", "has", "have", "had", "doe
 ENDING = re.compile(r"\b(?:gave up|give up|gives up|stopped|stops|quit|quits|quitting|finished|broke up|"
                     r"left|sold|"
                     r"divorced|split up with|separated from|dumped|gave up on|give up on|gives up on|"
-                    r"hört\b[^.;]{0,40}?\bauf|gibt\b[^.;]{0,40}?\bauf|getrennt|"
+                    r"hört\b[^.;,]{0,40}?\bauf(?=\s*(?:[.!;,]|$|und\b))|"
+                    r"gibt\b[^.;,]{0,40}?\bauf(?=\s*(?:[.!;,]|$|und\b))|getrennt|"
                      r"aufgehört|aufgegeben|verkauft|gekündigt)\b"
                      # "stopped by her mother's", "left for Lisbon", "left work early": no ending
                      r"(?!\s+(?:by|at|in|for|to|from|on|off|over|behind|around|early|late|home|work|"

@@ -172,7 +172,9 @@ def decide(older: Claim, newer: Claim) -> bool:
         o_obj = o_all - {older.verb}
         n_obj_neg = n_neg - {older.verb, newer.verb}
         if n_obj_neg & {"job", "stelle"} and not n_obj_neg - {"job", "stelle"} and \
-                older.attribute in ("employer", "occupation", "workplace") and same:
+                older.attribute in ("employer", "occupation", "workplace") and same and \
+                re.search(r"\b(?:her|his|their|my|the|ihre[nm]?|seine[nm]?)\s+(?:job|stelle)\b",
+                          newer.text, re.I):
             return True  # "quit her job" ends where and as what she works
         said = (_overlap_prefix(o_obj, n_obj_neg) if o_obj and n_obj_neg
                 else older.verb not in _EMPTY_VERBS
@@ -242,7 +244,9 @@ _CANCELLED = re.compile(r"\b(?:cancel(?:l?ed|s|ling)?|called off|calls off|fell 
                         r"abgesagt|sag\w*\b[^.;]{0,40}?\bab|storniert|fällt\b[^.;]{0,30}?\baus|"
                         r"fiel\b[^.;]{0,30}?\baus|ausgefallen)\b", re.I)
 _CANCEL_STEMS = frozenset("cancel cancell call off fell through abgesagt sag ab fäll aus storn".split())
+_MOVE_PLAN = re.compile(r"\b(?:move|moving|relocation|umzug|umziehen)\b", re.I)
 _RECURRING = re.compile(r"\bevery\b|\beach\b|\bweekly\b|\bjede[nrsm]?\b|\bwöchentlich\b|"
+                        r"\b\w+day (?:mornings|afternoons|evenings|nights)\b|"
                         r"\b(?:on )?(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\bimmer\b", re.I)
 # Plans besides EVENT_NOUNS: what a cancellation names.
 _EVENT_WORDS = frozenset("""dinner lunch breakfast brunch adoption wedding party trip holiday vacation
@@ -268,7 +272,10 @@ def _calls_off(older: Claim, newer: Claim) -> bool:
     events_old = {w for w in _low_words(older.text) if _event_word(w)}
     events_new = {w for w in _low_words(newer.text) if _event_word(w)}
     dated = any(_is_date_word(w) for w in _low_words(older.text))
-    if not (events_old or dated) or (older.attribute not in (None, "when") and not events_old):
+    # "cancelled the move to Hamburg" ends "is moving to Hamburg on 1 March" (never where she lives).
+    moving = older.attribute == "home" and dated and bool(_MOVE_PLAN.search(newer.text))
+    if not (events_old or dated) or (older.attribute not in (None, "when") and not events_old
+                                     and not moving):
         return False
     if events_old and events_new - _ANY_EVENT and not any(
             a[:5] == b[:5] for a in events_old for b in events_new):

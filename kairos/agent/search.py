@@ -12,7 +12,9 @@ read side).  A search:
    ``ts_rank_cd`` on PostgreSQL), plus — when that found fewer than asked
    for, or the query is CJK — a substring companion for compounds and CJK,
    and — when a query word names a kind of fact (:mod:`synonyms`: work,
-   home, family …) — a second ranking with the words of its kind added;
+   home, family …) — a second ranking with the words of its kind added
+   (weighed as much as the words, or double, when the words found only the
+   person's name); an age question adds the lines that give an age;
 3. ranks by meaning, when an embedder is configured: cosine over the
    scope's vectors, keeping only those at or above ``min_similarity``
    (:data:`~kairos.home.MIN_SIMILARITY` by default) — without a floor the
@@ -23,10 +25,13 @@ read side).  A search:
    what was found get in (a failing embedder: lexical only, and the result
    says so);
 4. fuses the rankings by reciprocal rank (k = 60), one entry per text (a
-   current line over the history entry it came from);
+   current line over the history entry it came from, and a write that one
+   line of the files now states is that line);
 5. ranks what an update superseded below what replaced it: a raw write no
    longer in its file (replaced, or dropped by a dream) goes just below the
-   best newer current line of that file found, and a result moves above an
+   newer line of that file that names what it named (brought in when the
+   query missed it), or else the best newer current line of that file
+   found, and a result moves above an
    older one of the same file about the same thing (it holds every word of
    the query the older holds, and nearly the same words or a word besides:
    :func:`_same_subject`);
@@ -289,12 +294,18 @@ class Search:
                       and doc.type == "MemoryWritten" and doc.event_ids[0] not in line_of}
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
+        frequency: dict[str, int] | None = None  # of each word, in the pair's lines
         for key in [k for k in order[:PULLED] if k in superseded]:
+            if frequency is None:
+                frequency = {}
+                for line in lines:
+                    for w in _words(line.text):
+                        frequency[w] = frequency.get(w, 0) + 1
             # A replaced write ranks just below what replaced it — the newer
             # line of its file that names what it named — found or not ("What
             # car does she drive?" finds "drives a Yaris", not "sold the Yaris
             # and now cycles"): that line takes at least the write's score.
-            found = _replacement(best[key], lines)
+            found = _replacement(best[key], lines, frequency)
             if found is not None:
                 found_key = text_key(found.text)
                 best.setdefault(found_key, found)
@@ -315,15 +326,15 @@ class Search:
                          doc.event_ids, score, doc.retracted if auditor else None)
 
 
-def _replacement(old: Doc, lines: Sequence[Doc]) -> Doc | None:
+def _replacement(old: Doc, lines: Sequence[Doc], frequency: dict[str, int]) -> Doc | None:
     """The newer current line of a replaced write's file that holds most of
-    its telling words — those in few of the pair's lines ("Yaris", not the
-    name every line holds) — or None when no line holds one."""
+    its telling words — those in few of the pair's lines (``frequency``:
+    "Yaris", not the name every line holds) — or None when no line holds one."""
     newer = [d for d in lines if d.file == old.file and d.position > old.position]
     if not newer:
         return None
     telling = {w for w in _words(old.text) if len(w) >= 4
-               and sum(w in _words(d.text) for d in lines) <= max(1, len(lines) // 3)}
+               and frequency.get(w, 0) <= max(1, len(lines) // 3)}
     shared = [(len(telling & _words(d.text)), d.position, d) for d in newer]
     count, _, best = max(shared, key=lambda t: (t[0], t[1]))
     return best if count else None

@@ -596,6 +596,7 @@ FIFTH = [
     ("Lena works at Zalando.", "Lena quit her weekend job at the bakery.", "coexist"),
     ("Lena's cleaner Eva comes on Friday mornings.", "Lena cancelled Friday's cleaning with Eva.",
      "coexist"),
+    ("Lena rides her bike to work.", "Lena sold her old bike and bought a new one.", "coexist"),
 ]
 
 

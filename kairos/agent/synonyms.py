@@ -90,7 +90,7 @@ GROUPS = (
     "who " + RELATIONS,
 )
 
-MAX_ADDED = 32  # words a query gains at most
+MAX_ADDED = 24  # words a query gains at most
 WHO_IS = re.compile(r"^\s*(?:who(?:'s| is| was)|wer ist|wer war)\b", re.I)
 FOR_A_LIVING = re.compile(r"\bfor a living\b|\bberuflich\b", re.I)
 # Forms the stemmer cannot reach: a word asked for finds its other forms.
@@ -143,8 +143,20 @@ def related(words: Sequence[str], query: str = "") -> list[str]:
         for other in index[w]:
             if other not in kinds:
                 out[other] = None
-    found = [*kinds, *list(out)[:MAX_ADDED]] if kinds else []
-    return [w for w in found if w != "who"]
+    # One form of each word: the index stems ("works", "worked" are "work").
+    seen = {_form(w) for w in kinds}
+    added: list[str] = []
+    for w in out:
+        if _form(w) not in seen and len(added) < MAX_ADDED:
+            seen.add(_form(w))
+            added.append(w)
+    return [w for w in [*kinds, *added] if w != "who"] if kinds else []
+
+
+def _form(word: str) -> str:
+    """A word less its English inflection, roughly as the index's stemmer
+    takes it ("employers" and "employer" are one word to it)."""
+    return re.sub(r"(?:ies|ing|ed|es|s)$", "", word) if len(word) > 4 else word
 
 
 __all__ = ["GROUPS", "forms", "idioms", "related"]

@@ -386,9 +386,15 @@ def _claims(text: str, names: frozenset[str]) -> tuple[Claim, ...]:
                           if w.lower() not in STOP) if tail else frozenset()
         return tuple(dataclasses.replace(c, corrects=True, corrects_marked=bool(marked), wrong=wrong)
                      for c in _read_claims(body, names))
-    return tuple(_read_claims(text, names))
+    claims = _read_claims(text, names)
+    if _SOLD_AND_BOUGHT.search(text):  # "sold her old bike and bought a new one": she has one still
+        claims = [dataclasses.replace(c, negated=False) if "sold" in c.text.lower() else c
+                  for c in claims]
+    return tuple(claims)
 
 
+_SOLD_AND_BOUGHT = re.compile(r"\b(?:sold|verkauft)\b[^.;]*\b(?:bought|got|gekauft)\b[^.;]*"
+                              r"\b(?:new|neue[nrsm]?)\b", re.I)
 _CORRECTION = re.compile(r"\s*(?:correction|corrected|update|berichtigung|korrektur|richtig ist|"
                          r"i got that wrong|that was wrong|i was wrong|my mistake|sorry)\s*[:,–—-]\s*",
                          re.I)

@@ -38,4 +38,4 @@ _._iso, _._dmy, _._mdy, _._dmy_numeric, _._month_year, _._overmorrow, _._ereyest
 _._tomorrow, _._yesterday, _._today, _._weekday, _._weekday_the_nth, _._next_unit, _._in_n
 _._ago, _._uebermorgen
 _._vorgestern, _._morgen, _._gestern, _._heute, _._naechste, _._wochentag, _._in_n_de, _._vor_n
-_._dm_en, _._md_en, _._dm_de, _._dm_numeric, _._in_month
+_._dm_en, _._md_en, _._dm_de, _._dm_numeric, _._in_month, _._the_nth, _._the_weekend

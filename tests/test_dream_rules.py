@@ -44,6 +44,16 @@ TIME_MORE = [  # a fifth QA pass: words for a time that were never read
      "Lenas Zahnarzttermin wurde auf den 9. Januar 2026 verschoben."),
     ("From 1 February Lena lives in Hamburg.", "2026-01-05T08:00Z", "2026-06-01T08:00Z",
      "From 1 February 2026 Lena lives in Hamburg."),
+    # a sixth pass: "2. Februar" ended the clause at its full stop, so the perfect after it was
+    # not seen and the day went to the next year; "seit" points back
+    ("Lena ist am 2. Februar nach Hamburg umgezogen.", "2026-02-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena ist am 2. Februar 2026 nach Hamburg umgezogen."),
+    ("Lena hat am 2. Februar bei SAP angefangen.", "2026-02-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena hat am 2. Februar 2026 bei SAP angefangen."),
+    ("Lena arbeitet seit 2. Februar bei SAP.", "2026-02-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena arbeitet seit 2. Februar 2026 bei SAP."),
+    ("Lena wohnt seit dem 2. Februar in Hamburg.", "2026-02-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena wohnt seit dem 2. Februar 2026 in Hamburg."),
 ]
 
 

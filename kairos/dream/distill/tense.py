@@ -18,7 +18,10 @@ _AUX_PAST_EN = {"was", "were", "had", "did"}
 _AUX_EN = {"is", "are", "am", "was", "were", "has", "have", "had", "will", "does", "do", "did",
            "'s", "'re", "can", "could", "would", "should", "must", "may", "might"}
 _PARTICIPLE_DE = re.compile(r"^\w{0,7}ge\w{2,}(?:t|en)$|^\w{3,}iert$")
-_CLAUSE = re.compile(r"[;:!?()]|\.(?:\s|$)|,\s+(?:but|and|sondern|aber|und|so)\b"
+# A full stop ends a clause, but not the one of a German day ("am 2. Februar").
+_CLAUSE = re.compile(r"[;:!?()]|(?<!\d)\.\s|(?<=\d)\.\s(?!(?:Januar|Februar|März|April|Mai|"
+                     r"Juni|Juli|August|September|Oktober|November|Dezember)\b)|\.$|"
+                     r",\s+(?:but|and|sondern|aber|und|so)\b"
                      r"|\s+(?:but|sondern)\s")
 _AND = re.compile(r"\s+(?=(?:and|und)\s+([\w'’-]+))", re.IGNORECASE)
 _TOKEN = re.compile(r"[\w'’-]+")

@@ -624,7 +624,8 @@ def find(text: str, written_day: date) -> list[Mention]:
             if any(not (m.end() <= f.start or m.start() >= f.stop) for f in found):
                 continue
             a, b = clause_of(text, m.start())
-            past = clause_past(text, a, b, lang) and not TARGET.search(text[:m.start()])
+            past = (clause_past(text, a, b, lang) and not TARGET.search(text[:m.start()])) \
+                or bool(_SINCE_BEFORE.search(text[:m.start()]))  # "seit dem 2. Februar": behind
             mention = finder(m, written_day, past)
             if mention is not None:
                 found.append(mention)
@@ -707,6 +708,7 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
                  frozenset(dates))
 
 
+_SINCE_BEFORE = re.compile(r"\b(?:since|seit)\s*(?:the\s+|dem\s+)?$", re.I)
 _BOUNDED = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|a few|several|\d+) \w+|\buntil\b|"
                       r"\btill\b|\bbis\b|\bfür (?:\w+ )?(?:tage|wochen|monate)\b", re.I)
 _OPENS_IN = re.compile(r"(?:from|since|seit)\b", re.I)

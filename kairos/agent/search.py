@@ -43,6 +43,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from kairos.agent.synonyms import forms, idioms, related
@@ -258,10 +259,7 @@ class Search:
         has_history = any(d.kind == "history" for _, ranking in rankings for d in ranking)
         lines = index.lines(SearchScope(scope.agent, scope.user)) if has_history else []
         line_of = {e: line for line in lines for e in line.event_ids}
-        cited = {e: 0 for e in line_of}
-        for line in lines:
-            for e in line.event_ids:
-                cited[e] += 1
+        cited = Counter(e for line in lines for e in line.event_ids)  # how many lines cite a write
         for weight, ranking in rankings:
             seen: dict[str, None] = {}
             for doc in ranking:
@@ -294,13 +292,10 @@ class Search:
                       and doc.type == "MemoryWritten" and doc.event_ids[0] not in line_of}
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
-        frequency: dict[str, int] | None = None  # of each word, in the pair's lines
+        frequency: Counter[str] | None = None  # of each word, in the pair's lines
         for key in [k for k in order[:PULLED] if k in superseded]:
             if frequency is None:
-                frequency = {}
-                for line in lines:
-                    for w in _words(line.text):
-                        frequency[w] = frequency.get(w, 0) + 1
+                frequency = Counter(w for line in lines for w in _words(line.text))
             # A replaced write ranks just below what replaced it — the newer
             # line of its file that names what it named — found or not ("What
             # car does she drive?" finds "drives a Yaris", not "sold the Yaris
@@ -326,7 +321,7 @@ class Search:
                          doc.event_ids, score, doc.retracted if auditor else None)
 
 
-def _replacement(old: Doc, lines: Sequence[Doc], frequency: dict[str, int]) -> Doc | None:
+def _replacement(old: Doc, lines: Sequence[Doc], frequency: Counter[str]) -> Doc | None:
     """The newer current line of a replaced write's file that holds most of
     its telling words — those in few of the pair's lines (``frequency``:
     "Yaris", not the name every line holds) — or None when no line holds one."""
@@ -334,7 +329,7 @@ def _replacement(old: Doc, lines: Sequence[Doc], frequency: dict[str, int]) -> D
     if not newer:
         return None
     telling = {w for w in _words(old.text) if len(w) >= 4
-               and frequency.get(w, 0) <= max(1, len(lines) // 3)}
+               and frequency[w] <= max(1, len(lines) // 3)}
     shared = [(len(telling & _words(d.text)), d.position, d) for d in newer]
     count, _, best = max(shared, key=lambda t: (t[0], t[1]))
     return best if count else None
@@ -442,10 +437,7 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
     topic = {s for s in asked if sum(s in found for found in stems) <= max(2, len(top) // COMMON)}
     # The words most results hold (the person's name): two lines sharing one
     # are not about one thing.
-    counts: dict[str, int] = {}
-    for found in stems:
-        for w in found:
-            counts[w] = counts.get(w, 0) + 1
+    counts = Counter(w for found in stems for w in found)
     common = {w for w, n in counts.items() if n > max(2, len(top) // COMMON)}
     for j in range(1, len(top)):
         new, new_stems = top[j][0], stems[j]
@@ -516,9 +508,7 @@ def _snippet(text: str, words: list[str], kinds: Sequence[str] = ()) -> str:
                 hits.append((m.start(), len(wanted) + n, 0.5))
     if not hits:
         return text[:SNIPPET - 1] + "…"
-    count: dict[int, int] = {}
-    for _, n, _ in hits:
-        count[n] = count.get(n, 0) + 1
+    count = Counter(n for _, n, _ in hits)
     if not any(w == 1.0 for _, _, w in hits):  # names only: each counts in full
         hits = [(at, n, 1.0) for at, n, _ in hits]
     best, best_score = 0, -1.0

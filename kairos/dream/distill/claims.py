@@ -693,8 +693,7 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
             return "colour", False, _class_value(low, "colour"), frame  # "Sam's bike is red"
     # "wurde auf Freitag verschoben", "was moved to Friday": a time, though the verb is "to be".
     if copula and _moved_to(low):
-        when_words = [w for w in rest if re.match(r"\d", w) or w[:3] in _MONTH3
-                      or _WHEN_WORDS.fullmatch(w)]
+        when_words = _when_words(rest)
         if when_words and not _quantity(rest):
             return "when", False, when_words, frame
     # 5. "is a nurse", "ist Lehrer", "is vegetarian", "is single": a class or an adjective.
@@ -720,8 +719,7 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
         thing = c.owner_is_thing() or (bool(c.head) and not c.owner and not c.first)
         if thing and (re.match(r"^(?:at|um|on|am)\b", rest_text) or _moved_to(low)
                       or _DATEISH.search(rest_text) or _WHEN_WORDS.search(rest_text)):
-            when_words = [w for w in rest if re.match(r"\d", w) or w[:3] in _MONTH3
-                          or _WHEN_WORDS.fullmatch(w) or w in _RELATIVE_DAYS]
+            when_words = [w for w in rest if w in _RELATIVE_DAYS or w in _when_words([w])]
             if when_words:
                 return "when", False, when_words, frame
         if len(words_after) <= 2 and words_after and not any(w[0].isupper() for w in c.rest[:2]):
@@ -736,8 +734,7 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
             return "when", False, [w for w in value if _WHEN_WORDS.search(w) or re.match(r"\d", w)], frame
     # 6. Things moved to a time: "standup moved to 10:15", "deadline was pushed to 17 March".
     if _moved_to(low) or (_change_verb(verb, raw) and not copula):
-        when_words = [w for w in rest if re.match(r"\d", w) or w[:3] in _MONTH3
-                      or _WHEN_WORDS.fullmatch(w)]  # "moved to Friday", "auf Freitag verschoben"
+        when_words = _when_words(rest)  # "moved to Friday", "auf Freitag verschoben"
         if when_words and not _quantity(rest):
             return "when", False, when_words, frame
     # 6. Quantities with their unit: "has 8 engineers", "weighs 68 kg", "costs 30 euros".
@@ -883,6 +880,11 @@ def _object_head(after: str, gerund: bool = True) -> list[str]:
     if len(obj) > 1 and not (gerund and obj[0].lower().endswith("ing")):
         obj = obj[-1:]
     return obj
+
+
+def _when_words(rest: list[str]) -> list[str]:
+    """The words of a predicate that say when: numbers, months, weekdays, clock times."""
+    return [w for w in rest if re.match(r"\d", w) or w[:3] in _MONTH3 or _WHEN_WORDS.fullmatch(w)]
 
 
 def _quantity(rest: list[str]) -> tuple[str, list[str], set[str]] | None:

@@ -194,14 +194,15 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
         t = newer.timed
         # "is moving to Hamburg on 1 June": she lives where she lives until then.
         # "the deadline moved to 15 July" is true now: the date is its value.
+        calls_off = slots.cancels(newer.unit.text)
         # A correction or a cancellation applies at once, whatever day it names.
         newer.pending = bool(t.end and t.end >= today and not t.written_past and len(newer.claims) <= 1
                              and not any(c.attribute == "when" or c.corrects for c in newer.claims)
-                             and not slots.cancels(newer.unit.text))
+                             and not calls_off)
         if newer.pending or newer.unit.opaque:
             continue
         # A cancellation names the plan by what it was ("the meeting with Ingrid"), not by whose.
-        candidates: set[int] = set(range(j)) if slots.cancels(newer.unit.text) else set()
+        candidates: set[int] = set(range(j)) if calls_off else set()
         # "Der Zahnarzttermin wurde auf Freitag verschoben": a time moved, said of
         # the event alone — the lines that name that event are candidates.
         for c in newer.claims:
@@ -221,7 +222,7 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                 continue
             ot = older.timed
             if ot.end and ot.end >= today and not ot.written_past and not newer.timed.dated and \
-                    not any(c.negated for c in newer.claims) and not slots.cancels(newer.unit.text):
+                    not any(c.negated for c in newer.claims) and not calls_off:
                 continue  # a plan still ahead is not undone by a statement of how things are
             if _two_events(older, newer) or _a_while_away(older, newer):
                 continue
@@ -245,8 +246,6 @@ def _says(claim: slots.Claim) -> bool:
     return bool(claim.content - {claim.verb})
 
 
-_CAPITALIZED = re.compile(r"(?<!^)(?<![.!?] )\b[A-ZÄÖÜ][\w'’-]+")
-_CALENDAR = frozenset(when.MONTHS_EN + when.MONTHS_DE + when.WEEKDAYS_EN + when.WEEKDAYS_DE)
 
 
 def _two_events(older: Fact, newer: Fact) -> bool:
@@ -262,14 +261,13 @@ def _two_events(older: Fact, newer: Fact) -> bool:
         return False
     if ot.written_past and nt.written_past:
         return True
-    a, b = _names(older.unit.text), _names(newer.unit.text)
+    a, b = slots.proper_names(older.unit.text), slots.proper_names(newer.unit.text)
     return bool(a - b and b - a)  # another person or place on each side, not one added
 
 
 # A change said by its verb: a new job, a move ("is moving to Hamburg on 1 June").
 _STARTED = re.compile(r"\b(?:starts?|started|starting|joins?|joined|f(?:ä|a)ngt|fing|beginnt|begann|"
                       r"moves?|moving|relocat\w*|zieht|ziehen|umzug|umziehen)\b", re.I)
-_FROM_ON = re.compile(r"\b(?:from|since|starting|as of|ab|seit)\b", re.I)
 _SETTLED = frozenset({"employer", "home", "workplace", "occupation", "timezone"})
 # A while, said without a date: "for three months", "for a workshop", "für zwei Wochen".
 _A_WHILE = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|a few|several|some|\d+) "
@@ -290,12 +288,9 @@ def _a_while_away(older: Fact, newer: Fact) -> bool:
     return ((newer.timed.dated or a_while) and not older.timed.dated
             and any(c.attribute in _SETTLED for c in older.claims)
             and not any(c.change or c.again or c.negated or c.corrects for c in newer.claims)
-            and not _STARTED.search(text) and (a_while or not _FROM_ON.search(text)))
+            and not _STARTED.search(text) and (a_while or not facts.SINCE.search(text)))
 
 
-def _names(text: str) -> set[str]:
-    """The capitalized words of a line but its first and the calendar's."""
-    return {w for w in _CAPITALIZED.findall(text) if w not in _CALENDAR}
 
 
 def _merge(live: list[Fact]) -> list[list[Fact]]:

@@ -42,7 +42,8 @@ _DROP = frozenset({"a", "an", "the", "der", "die", "das", "den", "dem", "ein", "
 NEGATIONS = frozenset({"not", "no", "never", "n't", "nicht", "kein", "keine", "keinen", "keinem",
                        "nie", "niemals", "longer", "anymore", "quit", "stopped", "former", "ex",
                        "ehemals", "früher", "mehr", "without", "ohne", "nor", "neither"})
-_SINCE = re.compile(r"\b(?:since|seit|starting)\b|\b(?:from|ab)\s+(?:\d|the \d|(?:jan|feb|mar|apr|may|"
+# A state that holds since a day: "since 2 February", "from 1 March", "seit Februar".
+SINCE = re.compile(r"\b(?:since|seit|starting)\b|\b(?:from|ab)\s+(?:\d|the \d|(?:jan|feb|mar|apr|may|"
                     r"jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez)\w*|\w+day\b|montag|dienstag|"
                     r"mittwoch|donnerstag|freitag|samstag|sonntag)", re.I)
 # Attributes a dated, past line tells as an episode, not a lasting fact.
@@ -203,7 +204,7 @@ def classify(text: str, timed: when.Timed, claims: list[Claim] | None = None) ->
     # day's episode, however its verb reads — it ages like one, and leaves
     # room in MEMORY.md for the facts that last.
     episode = attribute in EPISODIC and timed.dated and (timed.over or timed.written_past) \
-        and not _SINCE.search(text)  # "has had a cat since March": a state, not a day's episode
+        and not SINCE.search(text)  # "has had a cat since March": a state, not a day's episode
     if attribute and not timed.currently and not episode:
         return Kind(DURABLE, attribute)
     if episode:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from kairos.dream.distill import when
 from kairos.dream.distill.claims import Claim, claims_of
 from kairos.dream.distill.lexicon import (
     DURABLE_ATTRIBUTES,
@@ -33,7 +34,7 @@ from kairos.dream.distill.lexicon import (
     GONE,
     PERSON_NOUNS,
 )
-from kairos.dream.distill.words import stem
+from kairos.dream.distill.words import stem, words
 
 
 def _same_subject(a: Claim, b: Claim) -> bool:
@@ -255,9 +256,8 @@ feier kurs training cinema kino movie film theatre theater show gig dance""".spl
 _EVENT_STEMS = ("adopt", "visit", "meetin")  # "is adopting" / "the adoption"
 # Words that name any plan: "sagt das Treffen ab" may end "trifft sich zum Essen".
 _ANY_EVENT = frozenset("meeting treffen plans plan termin appointment date".split())
-_CALENDAR_WORDS = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february
-march april may june july august september october november december montag dienstag mittwoch
-donnerstag freitag samstag sonntag januar februar märz juni juli oktober dezember""".split())
+_CALENDAR_WORDS = frozenset(w.lower() for w in when.MONTHS_EN + when.MONTHS_DE + when.WEEKDAYS_EN
+                            + when.WEEKDAYS_DE)
 
 
 def _calls_off(older: Claim, newer: Claim) -> bool:
@@ -280,7 +280,7 @@ def _calls_off(older: Claim, newer: Claim) -> bool:
     if events_old and events_new - _ANY_EVENT and not any(
             a[:5] == b[:5] for a in events_old for b in events_new):
         return False  # "the dinner with Marta" is not "the cinema with Marta"
-    names_old, names_new = _proper(older.text), _proper(newer.text)
+    names_old, names_new = proper_names(older.text), proper_names(newer.text)
     by_name = any(n.startswith(o) for o in names_old for n in names_new)
     if names_old and names_new and not by_name:
         return False  # the meeting with Paul is not the meeting with Ingrid
@@ -308,7 +308,7 @@ def _event_word(word: str) -> bool:
 
 
 def _low_words(text: str) -> list[str]:
-    return [w.lower() for w in re.findall(r"[\w'-]+", text)]
+    return [w.lower() for w in words(text)]
 
 
 def cancels(text: str) -> bool:
@@ -316,11 +316,14 @@ def cancels(text: str) -> bool:
     return bool(_CANCELLED.search(text))
 
 
-def _proper(text: str) -> set[str]:
-    """The names a clause holds (capitalised words but its first, and the
-    calendar's), lower-cased: the places and people a plan is about."""
-    found = re.findall(r"(?<!^)\b[A-ZÄÖÜ][\w-]+", text.strip())
-    return {w.lower() for w in found if w.lower() not in _CALENDAR_WORDS and len(w) > 2}
+_CAPITALIZED = re.compile(r"(?<!^)(?<![.!?] )\b[A-ZÄÖÜ][\w'’-]+")
+
+
+def proper_names(text: str) -> set[str]:
+    """The names a line holds (its capitalised words but the first of a
+    sentence, and the calendar's), lower-cased: the people and places it is
+    about."""
+    return {w.lower() for w in _CAPITALIZED.findall(text.strip()) if w.lower() not in _CALENDAR_WORDS}
 
 
 def _purpose(text: str) -> str | None:
@@ -367,4 +370,5 @@ def durable_attribute(text: str, claims: list[Claim] | None = None) -> str | Non
     return None
 
 
-__all__ = ["Claim", "cancels", "claims_of", "decide", "durable_attribute", "is_update"]
+__all__ = ["Claim", "cancels", "claims_of", "decide", "durable_attribute", "is_update",
+           "proper_names"]

@@ -47,7 +47,7 @@ from kairos.dream.distill.lexicon import (
     POSSESSIVE_PRONOUNS,
     PRONOUNS_EN,
 )
-from kairos.dream.distill.when import QUOTED
+from kairos.dream.distill.when import MONTHS_DE, MONTHS_EN, QUOTED, WEEKDAYS_DE, WEEKDAYS_EN
 from kairos.dream.distill.words import (
     EN_VERB_FORMS,
     IRREGULAR_EN,
@@ -817,6 +817,15 @@ _DATEISH = re.compile(r"\b\d{1,2}:\d\d\b|\b\d{1,2}\.? (?:jan|feb|mar|apr|may|jun
                       r"nov|dec|mär|mai|okt|dez)|\b\d{4}-\d\d-\d\d\b", re.I)
 _MONTH3 = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                      "dec", "mär", "mai", "okt", "dez"})
+# A month or a day, as written or cut short ("March", "Mar.", "Sept", "Mai", "Freitag"):
+# a time, never a place, an employer or a name ("quit in April" names no employer;
+# "Marta" is no month).
+_CALENDAR = frozenset(w.lower() for w in MONTHS_EN + MONTHS_DE + WEEKDAYS_EN + WEEKDAYS_DE
+                      ) | _MONTH3 | {"sept", "maerz", "jänner"}
+
+
+def _is_calendar(word: str) -> bool:
+    return word.lower().rstrip(".,;") in _CALENDAR
 _QTY = re.compile(r"^(\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
                   r"twelve|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwölf)$")
 _UNIT_WORDS = {"people": "people", "persons": "people", "person": "people", "leute": "people",
@@ -884,7 +893,7 @@ def _object_head(after: str, gerund: bool = True) -> list[str]:
 
 def _when_words(rest: list[str]) -> list[str]:
     """The words of a predicate that say when: numbers, months, weekdays, clock times."""
-    return [w for w in rest if re.match(r"\d", w) or w[:3] in _MONTH3 or _WHEN_WORDS.fullmatch(w)]
+    return [w for w in rest if re.match(r"\d", w) or _is_calendar(w) or _WHEN_WORDS.fullmatch(w)]
 
 
 def _quantity(rest: list[str]) -> tuple[str, list[str], set[str]] | None:
@@ -924,7 +933,8 @@ _WORK_ADVERBS = frozenset({"remotely", "remote", "fully", "part-time", "full-tim
 
 def _places(rest: list[str]) -> list[str]:
     """Capitalised words of a predicate: where, or for whom."""
-    return [w.lower() for w in rest if PLACEISH.match(w) and w.lower() not in STOP]
+    return [w.lower() for w in rest if PLACEISH.match(w) and w.lower() not in STOP
+            and not _is_calendar(w)]
 
 
 def _moved_to(low: str) -> bool:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, tzinfo
+from datetime import date, datetime, tzinfo
 from typing import Any
 
 from kairos.dream.distill import facts, faithful, slots, when
@@ -226,7 +226,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                 continue  # a plan still ahead is not undone by a statement of how things are
             if _two_events(older, newer) or _a_while_away(older, newer):
                 continue
-            replaced = [any(slots.decide(o, n) for n in newer.claims) for o in older.claims]
+            days = (_first_day(older), _first_day(newer))
+            replaced = [any(slots.decide(o, n, days) for n in newer.claims) for o in older.claims]
             # A line that also says what the newer does not replace stays:
             # "Mia is 7 and goes to the Lenau-Grundschule" keeps her age when
             # she changes school (a missed update, not a lost fact).
@@ -239,6 +240,11 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                 id(f.superseded_by) not in seen:
             seen.add(id(f.superseded_by))
             f.superseded_by = f.superseded_by.superseded_by
+
+
+def _first_day(fact: Fact) -> date | None:
+    """The first day a fact's line names, resolved (None: it names none)."""
+    return min((m.first for m in fact.timed.mentions), default=None)
 
 
 def _says(claim: slots.Claim) -> bool:

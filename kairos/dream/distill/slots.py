@@ -25,6 +25,7 @@ attribute never loses a fact.  English and German.  Pure: no I/O.
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from kairos.dream.distill import when
 from kairos.dream.distill.claims import Claim, claims_of
@@ -91,8 +92,11 @@ def _frame_differs_in_slot(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return 0 < len(da) <= 2 and 0 < len(db) <= 2
 
 
-def decide(older: Claim, newer: Claim) -> bool:
-    """Whether the newer claim replaces the older one."""
+def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | None = None
+           ) -> bool:
+    """Whether the newer claim replaces the older one.  ``days``: the first
+    day each line names, resolved against when it was written (the dream
+    knows them; without, read from the words, absolute days only)."""
     if newer.added and not newer.change and not newer.negated:
         return False
     # "cancelled her trip to Rome" ends "is flying to Rome on 20 February".
@@ -104,7 +108,8 @@ def decide(older: Claim, newer: Claim) -> bool:
         return False
     if older.dated_past and newer.dated_past and not _names_wrong(older, newer) and not (
             newer.change and older.attribute and older.attribute == newer.attribute and
-            _same_subject(older, newer) and _dates(older) and _dates(older) == _dates(newer)):
+            _same_subject(older, newer) and _dates(older) and _dates(older) == _dates(newer)
+    ) and not _moved_on(older, newer, days):
         return False  # two events in history: both stay true (unless one corrects the other:
         # "Actually, Mia ran 12 km on 1 March" — the same day, the same measure)
     same = _same_subject(older, newer)
@@ -290,6 +295,33 @@ def _calls_off(older: Claim, newer: Claim) -> bool:
 _DATE = re.compile(r"\b\d{1,2}\.? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez)\w*"
                    r"(?: \d{4})?|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\b\d{4}-\d\d-\d\d\b",
                    re.I)
+
+
+# What one has one of at a time: a later start somewhere ends the earlier one.
+_ONE_AT_A_TIME = frozenset({"home", "employer", "workplace", "occupation", "status", "school"})
+
+
+def _moved_on(older: Claim, newer: Claim, days: tuple[date | None, date | None] | None) -> bool:
+    """Two dated changes of one single thing of a subject, the newer one later:
+    where it stands now is the later one ("Tom moved to Rome in February
+    2026", then "Tom moved to Paris in March 2026")."""
+    if not ((older.change and newer.change or older.attribute in _ONE_AT_A_TIME)
+            and older.attribute and older.attribute == newer.attribute
+            and not older.many and not older.negated and not newer.negated
+            and _same_subject(older, newer)):
+        return False
+    before, after = days or (_first_day(older.text), _first_day(newer.text))
+    return before is not None and after is not None and after > before
+
+
+def _first_day(text: str) -> date | None:
+    """The first day a line names with its year (a line of the files has
+    absolute dates): None when it names none."""
+    found = [m.first for m in when.find(text, _ANY_DAY) if not m.relative]
+    return min(found) if found else None
+
+
+_ANY_DAY = date(2000, 1, 1)  # absolute days resolve alike against any day
 
 
 def _dates(claim: Claim) -> frozenset[str]:

@@ -107,7 +107,8 @@ MAYBE_TIME = re.compile(
     r"five|six|seven|eight|nine|ten|eleven|twelve) (?:days?|weeks?|fortnights?|months?)|"
     r"the \d{1,2}(?:st|nd|rd|th)|weekend|wochenende|heute|morgen|übermorgen|"
     r"gestern|vorgestern|nächste\w*|kommende\w*|diese\w*|letzte\w*|vergangene\w*|in \w+ (?:Tagen?|"
-    r"Wochen?|Monaten?)|vor \w+ (?:Tagen?|Wochen?)|Anfang|Mitte|Ende)\b", re.I)
+    r"Wochen?|Monaten?)|vor \w+ (?:Tagen?|Wochen?)|Anfang|Mitte|Ende|end of the (?:month|week|year))\b",
+    re.I)
 
 
 @dataclass(frozen=True)
@@ -322,6 +323,23 @@ def _month_year(m: re.Match[str], d: date, past: bool) -> Mention | None:
 
 
 # English relative days.
+# "at the end of the month", "by the end of next week", "Ende des Monats",
+# "Ende nächster Woche": the month, week or year it points to, by name.
+@R.add(r"\b((?:at |by )?the end of) (the|this|next|last) (month|week|year)\b", re.I)
+def _end_of(m: re.Match[str], d: date, past: bool) -> Mention:
+    return _end_of_unit(m, d, m.group(1), m.group(2).lower(), m.group(3).lower(), "en")
+
+
+@R.add(r"\b((?:bis )?Ende) (?:des |der )?(diese[sr]?|nächste[nr]?|kommende[nr]?|letzte[nr]?)?"
+       r" ?(Monats|Woche|Jahres)\b")
+def _ende(m: re.Match[str], d: date, past: bool) -> Mention:
+    which = (m.group(2) or "").lower()
+    n = "next" if which.startswith(("nächst", "kommend")) else "last" if which.startswith(
+        "letzt") else "this"
+    unit = {"monats": "month", "woche": "week", "jahres": "year"}[m.group(3).lower()]
+    return _end_of_unit(m, d, m.group(1), n, unit, "de")
+
+
 @R.add(r"\b(?:the )?day after tomorrow\b" + _PART_EN, re.I)
 def _overmorrow(m: re.Match[str], d: date, past: bool) -> Mention:
     return _day(m, d + timedelta(days=2), "en", part=m.group(1))
@@ -604,6 +622,24 @@ def _in_month(m: re.Match[str], d: date, past: bool) -> Mention:
     if prep.lower() in ("since", "seit"):  # a month one has been something since is behind
         year = d.year if month <= d.month else d.year - 1
     return _month(m, year, month, _month_lang(m.group(2)), prep=keep)
+
+
+def _end_of_unit(m: re.Match[str], d: date, prep: str, which: str, unit: str, lang: str
+                 ) -> Mention:
+    n = 1 if which == "next" else -1 if which == "last" else 0
+    if unit == "week":
+        monday = _monday(d) + timedelta(days=7 * n)
+        words = f"{prep} der Woche vom {fmt_day(monday, 'de')}" if lang == "de" else \
+            f"{prep} the week of {fmt_day(monday, 'en')}"
+        return Mention(m.start(), m.end(), monday, monday + timedelta(days=6), "week", True, lang,
+                       words)
+    if unit == "year":
+        year = d.year + n
+        words = f"{prep} {year}" if lang == "en" else f"{prep} {year}"
+        return Mention(m.start(), m.end(), date(year, 1, 1), date(year, 12, 31), "year", True,
+                       lang, words)
+    year, month = _add_months(d.year, d.month, n)
+    return _month(m, year, month, lang, prep=prep)
 
 
 def _month_lang(name: str) -> str:

@@ -830,3 +830,21 @@ def test_a_later_dated_change_replaces_the_earlier_one(older: str, newer: str,
     """A seventh pass: "Tom moved to Rome in February", "… to Paris in March"
     and "… to Paris in June" all stayed, as two events in history do."""
     assert slots.is_update(older, newer) == expect
+
+
+@pytest.mark.parametrize(("older", "newer", "kept"), [
+    ("Lena's son Max is 7.", "Correction: Max is 8.", "Max is 8."),
+    ("Lena's call with Ingrid is at 2pm on Mondays.",
+     "Actually, Lena's call with Ingrid is at 3pm on Mondays.",
+     "Lena's call with Ingrid is at 3pm on Mondays."),
+    ("Lena wohnt in Bonn.", "Korrektur: Lena wohnt in Köln, nicht in Bonn.",
+     "Lena wohnt in Köln, nicht in Bonn."),
+    ("Lena works at Zalando.", "Update: Lena works at SAP now.", "Lena works at SAP now."),
+])
+def test_a_correction_keeps_what_is_true_not_how_it_was_told(older: str, newer: str,
+                                                             kept: str) -> None:
+    """QA passes five to seven: "Correction: Max is 8." replaced the older
+    line but kept its marker in MEMORY.md, where it corrects nothing."""
+    plan = derive([unit(1, older, "2026-01-02T08:00Z"), unit(2, newer, "2026-01-03T08:00Z")], {},
+                  Settings(at("2026-02-01T02:00Z"), when.zone("Europe/Berlin")))
+    assert lines(plan.files) == [kept]

@@ -379,7 +379,7 @@ def _claims(text: str, names: frozenset[str]) -> tuple[Claim, ...]:
     # "Correction: Sam's sister visited on 28 February, not 1 March": the
     # line after the marker, a change of what was said before.
     # "…, not 6" at the end says what it corrects, and is no part of the value.
-    marked, tail = _CORRECTION.match(text), _NOT_TAIL.search(text)
+    marked, tail = CORRECTION.match(text), _NOT_TAIL.search(text)
     body = text[marked.end() if marked else 0:tail.start() if tail else len(text)].strip()
     if (marked or tail) and body:
         wrong = frozenset(stem(spelling(w.lower())) for w in words(tail.group(0))[1:]
@@ -395,7 +395,7 @@ def _claims(text: str, names: frozenset[str]) -> tuple[Claim, ...]:
 
 _SOLD_AND_BOUGHT = re.compile(r"\b(?:sold|verkauft)\b[^.;]*\b(?:bought|got|gekauft)\b[^.;]*"
                               r"\b(?:new|neue[nrsm]?)\b", re.I)
-_CORRECTION = re.compile(r"\s*(?:correction|corrected|update|berichtigung|korrektur|richtig ist|"
+CORRECTION = re.compile(r"\s*(?:correction|corrected|update|berichtigung|korrektur|richtig ist|"
                          r"i got that wrong|that was wrong|i was wrong|my mistake|sorry)\s*[:,–—-]\s*",
                          re.I)
 _FRONT_EN = re.compile(r"^\s*((?i:from|since|starting|as of)\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+)?"

@@ -40,6 +40,7 @@ from datetime import date, datetime, tzinfo
 from typing import Any
 
 from kairos.dream.distill import facts, faithful, slots, when
+from kairos.dream.distill.claims import CORRECTION
 from kairos.dream.distill.lexicon import KEY_LINE
 
 ARCHIVE = "topics/archive.md"
@@ -94,7 +95,7 @@ class Fact:
 
     @property
     def text(self) -> str:
-        return self.unit.text if self.unit.opaque else self.timed.text
+        return self.unit.text if self.unit.opaque else _unmarked(self.timed.text)
 
     @property
     def sources(self) -> list[str]:
@@ -240,6 +241,19 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                 id(f.superseded_by) not in seen:
             seen.add(id(f.superseded_by))
             f.superseded_by = f.superseded_by.superseded_by
+
+
+# How the notes said a line corrects an earlier one: the memory keeps what is
+# true, not how it was told ("Correction: Max is 8." is "Max is 8.").
+_TOLD = re.compile(r"^\s*(?i:actually|in fact|in fact,? actually|eigentlich|tatsächlich),\s*")
+
+
+def _unmarked(text: str) -> str:
+    m = CORRECTION.match(text) or _TOLD.match(text)
+    if m is None or m.end() >= len(text):
+        return text
+    rest = text[m.end():]
+    return rest[0].upper() + rest[1:]
 
 
 def _first_day(fact: Fact) -> date | None:

@@ -765,6 +765,17 @@ SEVENTH_TIME = [
      "Jan zieht Ende der Woche vom 12. Januar 2026 um."),
     ("Ende März zieht Lena um.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
      "Ende März 2026 zieht Lena um."),
+    # what was called off was still ahead (the Saturday after, not the one before)
+    ("Lena cancelled the dinner on Saturday.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
+     "Lena cancelled the dinner on 10 January 2026."),
+    ("Lena hat das Abendessen am Samstag abgesagt.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
+     "Lena hat das Abendessen am 10. Januar 2026 abgesagt."),
+    ("Lena cancelled the dinner on 12 January.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
+     "Lena cancelled the dinner on 12 January 2026."),
+    ("Lena went to the cinema on Saturday.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
+     "Lena went to the cinema on 3 January 2026."),
+    ("Lena cancelled her gym membership last week.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
+     "Lena cancelled her gym membership in the week of 29 December 2025."),
 ]
 
 

@@ -660,7 +660,9 @@ def find(text: str, written_day: date) -> list[Mention]:
             if any(not (m.end() <= f.start or m.start() >= f.stop) for f in found):
                 continue
             a, b = clause_of(text, m.start())
-            past = (clause_past(text, a, b, lang) and not TARGET.search(text[:m.start()])) \
+            # What was called off was still ahead: "cancelled the dinner on Saturday".
+            past = (clause_past(text, a, b, lang) and not TARGET.search(text[:m.start()])
+                    and not _CALLED_OFF.search(text, a, b)) \
                 or bool(_SINCE_BEFORE.search(text[:m.start()]))  # "seit dem 2. Februar": behind
             mention = finder(m, written_day, past)
             if mention is not None:
@@ -744,6 +746,8 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
                  frozenset(dates))
 
 
+_CALLED_OFF = re.compile(r"\b(?:cancell?ed|called off|calls? off|abgesagt|storniert|sagte\b.*\bab)\b",
+                         re.I)
 _SINCE_BEFORE = re.compile(r"\b(?:since|seit)\s*(?:the\s+|dem\s+)?$", re.I)
 _BOUNDED = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|a few|several|\d+) \w+|\buntil\b|"
                       r"\btill\b|\bbis\b|\bfür (?:\w+ )?(?:tage|wochen|monate)\b", re.I)

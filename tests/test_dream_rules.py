@@ -776,6 +776,30 @@ SEVENTH_TIME = [
      "Lena went to the cinema on 3 January 2026."),
     ("Lena cancelled her gym membership last week.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
      "Lena cancelled her gym membership in the week of 29 December 2025."),
+    # the past of a negated or modal verb, and of the verb before "to"
+    ("Lena can't come on Friday.", "2026-01-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena couldn't come on 9 January 2026."),
+    ("Lena won't make it to the party on Saturday.", "2026-01-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena didn't make it to the party on 10 January 2026."),
+    ("Lena won't be at the party on Saturday.", "2026-01-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena wasn't at the party on 10 January 2026."),
+    ("Lena will not come on Friday.", "2026-01-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena did not come on 9 January 2026."),
+    ("Lena couldn't attend the meeting on Friday.", "2026-01-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena couldn't attend the meeting on 9 January 2026."),
+    ("Lena can join the call on Friday.", "2026-01-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena could join the call on 9 January 2026."),
+    ("Lena hopes to start at SAP next month.", "2026-01-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena hoped to start at SAP in February 2026."),
+    ("Lena plans to visit Rome next month.", "2026-01-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena planned to visit Rome in February 2026."),
+    ("Lena is about to start at SAP next month.", "2026-01-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena was about to start at SAP in February 2026."),
+    # days of every week are no day
+    ("Lena works from Monday to Friday.", "2026-01-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena works from Monday to Friday."),
+    ("Lena trains Monday to Friday.", "2026-01-05T08:00Z", "2026-03-01T08:00Z",
+     "Lena trains Monday to Friday."),
 ]
 
 

@@ -16,7 +16,9 @@ from kairos.dream.distill.words import EN_VERB_FORMS, IRREGULAR_EN, PAST_DE
 
 _AUX_PAST_EN = {"was", "were", "had", "did"}
 _AUX_EN = {"is", "are", "am", "was", "were", "has", "have", "had", "will", "does", "do", "did",
-           "'s", "'re", "can", "could", "would", "should", "must", "may", "might"}
+           "'s", "'re", "can", "could", "would", "should", "must", "may", "might", "cannot",
+           "can't", "won't", "isn't", "aren't", "doesn't", "don't", "hasn't", "haven't",
+           "couldn't", "wouldn't", "shouldn't", "mustn't", "didn't", "wasn't", "weren't", "hadn't"}
 _PARTICIPLE_DE = re.compile(r"^\w{0,7}ge\w{2,}(?:t|en)$|^\w{3,}iert$")
 # A full stop ends a clause, but not the one of a German day ("am 2. Februar").
 _CLAUSE = re.compile(r"[;:!?()]|(?<!\d)\.\s|(?<=\d)\.\s(?!(?:Januar|Februar|März|April|Mai|"
@@ -97,12 +99,34 @@ def _past_en(text: str, a: int, b: int) -> str | None:
     i = _finite_en(tokens, subject=not _after_parenthesis(text, a))
     if i is None:
         return None
+    if i >= 2 and tokens[i - 1].group(0).lower() == "to":
+        # "hopes to start": the verb before "to" is the finite one.
+        before = tokens[i - 2].group(0)
+        if not (before.islower() and before.endswith("s") and not before.endswith("ss")):
+            return None  # "is about to start", "has yet to start": leave it
+        if before.lower() not in _AUX_EN:
+            return text[:tokens[i - 2].start()] + _past_of(before) + text[tokens[i - 2].end():]
+        i -= 2
     t = tokens[i]
-    w = t.group(0).lower()
+    w = t.group(0).lower().replace("’", "'")
     nxt = [x.group(0).lower() for x in tokens[i + 1:i + 4]]
 
     def put(start: int, stop: int, word: str) -> str:
         return text[:start] + word + text[stop:]
+
+    if w in _NEGATED_EN:  # "can't come" -> "couldn't come", "won't be" -> "wasn't"
+        past = "wasn't" if w == "won't" and nxt[:1] == ["be"] else _NEGATED_EN[w]
+        if past is None or (w in ("hasn't", "haven't") and nxt and _perfect(nxt[0])):
+            return None
+        if w == "won't" and nxt[:1] == ["be"]:
+            return put(t.start(), tokens[i + 1].end(), past)
+        return put(t.start(), t.end(), past if t.group(0)[0].islower() else past.capitalize())
+    if w == "can":
+        return put(t.start(), t.end(), "could")
+    if w == "cannot":
+        return put(t.start(), t.end(), "could not")
+    if w in ("could", "would", "should", "must", "may", "might"):
+        return None
 
     if w in ("is", "are", "am", "'s", "'re"):
         be = "were" if w in ("are", "'re") else "was"
@@ -123,12 +147,16 @@ def _past_en(text: str, a: int, b: int) -> str | None:
                 break
         return put(t.start(), t.end(), be if t.group(0)[0].islower() else be.capitalize())
     if w in ("has", "have"):
-        if nxt and (nxt[0].endswith("ed") or nxt[0] in ("been", "gone", "got", "made", "left")):
+        if nxt and _perfect(nxt[0]):
             return None  # present perfect: already past
         return put(t.start(), t.end(), "had")
     if w == "will":
         if nxt and nxt[0] == "be":
             return put(t.start(), tokens[i + 1].end(), "was")
+        if nxt[:2] == ["not", "be"]:
+            return put(t.start(), tokens[i + 2].end(), "was not")
+        if nxt[:1] == ["not"]:
+            return put(t.start(), tokens[i + 1].end(), "did not")
         if nxt:
             return put(t.start(), tokens[i + 1].end(), _past_of(nxt[0]))
         return None
@@ -139,6 +167,19 @@ def _past_en(text: str, a: int, b: int) -> str | None:
     if w in EN_VERB_FORMS:
         return put(t.start(), t.end(), _past_of(w))
     return None
+
+
+def _perfect(word: str) -> bool:
+    return word.endswith("ed") or word in ("been", "gone", "got", "made", "left")
+
+
+# Negated auxiliaries and their past ("couldn't" is past already: None).
+_NEGATED_EN: dict[str, str | None] = {
+    "can't": "couldn't", "won't": "didn't", "isn't": "wasn't", "aren't": "weren't",
+    "doesn't": "didn't", "don't": "didn't", "hasn't": "hadn't", "haven't": "hadn't",
+    "couldn't": None, "wouldn't": None, "shouldn't": None, "mustn't": None, "didn't": None,
+    "wasn't": None, "weren't": None, "hadn't": None}
+_VOWELS = re.compile(r"[aeiou]+")
 
 
 def _past_of(word: str) -> str:
@@ -160,6 +201,9 @@ def _past_of(word: str) -> str:
         return base + "d"
     if base.endswith("y") and base[-2:-1] not in ("a", "e", "o", "u"):
         return base[:-1] + "ied"
+    if len(base) <= 4 and len(_VOWELS.findall(base)) == 1 and re.search(
+            r"[^aeiou][aeiou][bdgklmnprt]$", base):
+        return base + base[-1] + "ed"  # plan -> planned, stop -> stopped, jog -> jogged
     return base + "ed"
 
 

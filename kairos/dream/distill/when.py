@@ -382,11 +382,18 @@ def _weekday_the_nth(m: re.Match[str], d: date, past: bool) -> Mention | None:
     return None
 
 
+_DAY_SPAN = re.compile(rf"s? ?(?:to|till|until|through|-|–) ?(?:{_WD_EN})s?\b(?! (?:next|this|last) week)")
+_DAY_SPAN_END = re.compile(rf"\b(?:{_WD_EN})s? ?(?:to|till|until|through|-|–) ?$")
+
+
 @R.add(rf"\b(?:(next|this coming|this|last|on) )?({_WD_EN})\b(?!,? ?\d)")
 def _weekday(m: re.Match[str], d: date, past: bool) -> Mention | None:
     which = (m.group(1) or "").lower()
     target = WEEKDAYS_EN.index(m.group(2))
     before = m.string[:m.start()].rstrip().lower()
+    if (_DAY_SPAN.match(m.string, m.end()) or _DAY_SPAN_END.search(m.string[:m.start()])) and \
+            not re.search(r"\b(?:is|are|am|was|were|will be)\b", before):
+        return None  # "works from Monday to Friday": days of every week ("is in Rome from …": a stay)
     if not which and not re.search(r"\b(?:is|are|was|were|by|until|till|from|since|before|after)$",
                                    before) and not TARGET.search(m.string[:m.start()]):
         return None  # a bare weekday ("Friday evening plans") names no day for sure

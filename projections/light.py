@@ -34,6 +34,7 @@ class Light(msgspec.Struct, kw_only=True):
     session: str | None = None
     text: str | None = None
     retracts: list[str] | None = None
+    also: list[str] | None = None
     reason: str | None = None
     notes: str | None = None
     idempotency_key: str | None = None

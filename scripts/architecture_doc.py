@@ -31,7 +31,7 @@ FOLDERS = [("cli", "kairos.cli"), ("kairos", "kairos"), ("projections", "kairos.
 MEANING = {
     "StreamOpened": "the first event of an agent's or a pair's stream",
     "MemoryWritten": "a line appended to a file, or the file replaced",
-    "MemoryRetracted": "earlier writes of a file withdrawn (history keeps them)",
+    "MemoryRetracted": "writes withdrawn from every file that cites them (history keeps them)",
     "SessionEnded": "a session of the pair ended (the dream's gate counts them)",
     "DreamProposed": "a dream's proposal: new lines per file, each citing its events",
     "DreamApproved": "a proposal published as the next version of its files",

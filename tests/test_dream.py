@@ -540,3 +540,104 @@ def test_stats_count_sizes_sessions_duplicates_past_and_pending(mem: Memory,
     assert data["totals"] == {"pairs": 2, "pending": 1, "over_limit": 0, "duplicates": 2,
                               "past": 1, "refused": 0, "tokens": 0, "cost": 0.0,
                               "pairs_with_pending": 1}
+
+
+# -- a retraction reaches wherever a dream put the words ------------------------------------------
+def _moved_home(home: Path, db_url: str) -> tuple[Memory, str]:
+    """A pair whose MEMORY.md is over its limit, so a dream moves a
+    day's episode out into a topic file: returns the write that moved."""
+    Memory.init(str(home), db_url).close()
+    (home / "kairos.toml").write_text('[limits]\n"MEMORY.md" = 200\n')
+    mem = Memory(str(home), db_url)
+    with freeze_time("2026-03-01T09:00:00Z"):
+        for text in ["Kathi is allergic to birch pollen.", "Kathi drinks her coffee black.",
+                     "Kathi works at Novartis.", "Kathi is learning Italian on Duolingo.",
+                     "Kathi's sister-in-law is Nele."]:
+            mem.write("ada", "MEMORY.md", text, user="kathi")
+    with freeze_time("2026-03-09T09:00:00Z"):
+        race = mem.write("ada", "MEMORY.md", "Kathi ran the 10 km Basler Stadtlauf yesterday "
+                         "in 52 minutes.", user="kathi").event_id
+    return mem, race
+
+
+def _everywhere(mem: Memory, home: Path, word: str) -> list[str]:
+    """Where a word still reaches a model: every file of the pair, and search."""
+    mem.flush()
+    found = [str(p.relative_to(home)) for p in (home / "memory").rglob("*.md")
+             if word in p.read_text(encoding="utf-8")]
+    found += [f"search: {h.text}" for h in mem.search("ada", word, user="kathi").hits]
+    return found
+
+
+def test_a_retraction_reaches_the_topic_file_a_dream_moved_the_line_to(home: Path,
+                                                                      db_url: str) -> None:
+    """A seventh QA pass: a dream moved a write's line to topics/…; retracting
+    the write took it out of MEMORY.md only, and search and read() went on
+    returning it from the topic file, night after night."""
+    mem, race = _moved_home(home, db_url)
+    with freeze_time("2026-04-20T03:00:00Z"):
+        mem.dreams.approve(mem.dreams.dream("ada", "kathi", force=True).dream_id, "alice")
+    assert _everywhere(mem, home, "Stadtlauf"), "the dream should have kept the race somewhere"
+    with freeze_time("2026-04-21T09:00:00Z"):
+        mem.retract("ada", "MEMORY.md", [race], user="kathi", reason="she never ran it")
+    assert _everywhere(mem, home, "Stadtlauf") == []
+    with freeze_time("2026-04-23T03:00:00Z"):
+        outcome = mem.dreams.dream("ada", "kathi", force=True)
+        if outcome.dream_id:
+            mem.dreams.approve(outcome.dream_id, "alice")
+    assert _everywhere(mem, home, "Stadtlauf") == []
+    before = {p: p.read_bytes() for p in (home / "memory").rglob("*.md")}
+    mem.rebuild()
+    assert {p: p.read_bytes() for p in (home / "memory").rglob("*.md")} == before
+    mem.close()
+
+
+def test_a_write_can_be_retracted_through_the_file_that_shows_it(home: Path, db_url: str) -> None:
+    """Search names the topic file a line is in: retracting the write through
+    that file withdraws it there and from the file it was written to."""
+    mem, race = _moved_home(home, db_url)
+    with freeze_time("2026-04-20T03:00:00Z"):
+        mem.dreams.approve(mem.dreams.dream("ada", "kathi", force=True).dream_id, "alice")
+    hit = next(h for h in mem.search("ada", "Stadtlauf", user="kathi").hits)
+    assert hit.file is not None and hit.file.startswith("topics/") and race in hit.event_ids
+    mem.retract("ada", hit.file, [race], user="kathi", reason="she never ran it")
+    assert _everywhere(mem, home, "Stadtlauf") == []
+    with pytest.raises(BadInput, match="already retracted"):
+        mem.retract("ada", "MEMORY.md", [race], user="kathi", reason="again")
+    mem.close()
+
+
+def test_a_proposal_drafted_before_a_retraction_does_not_bring_the_line_back(home: Path,
+                                                                           db_url: str) -> None:
+    """The draft moved the write's line to a topic file; the write was then
+    retracted (in MEMORY.md, where it still was); the approval must not
+    publish the line in the topic file."""
+    mem, race = _moved_home(home, db_url)
+    with freeze_time("2026-04-20T03:00:00Z"):
+        pending = mem.dreams.dream("ada", "kathi", force=True).dream_id
+    assert pending is not None
+    assert any("Stadtlauf" in line["text"] for f in mem.dreams.show(pending)["files"].values()
+               for line in f["lines"]), "the draft should hold the race"
+    with freeze_time("2026-04-21T09:00:00Z"):
+        mem.retract("ada", "MEMORY.md", [race], user="kathi", reason="she never ran it")
+        mem.dreams.approve(pending, "alice")
+    assert _everywhere(mem, home, "Stadtlauf") == []
+    assert "Kathi works at Novartis." in (mem.read("ada", "MEMORY.md", user="kathi").content or "")
+    mem.close()
+
+
+def test_a_rollback_to_a_version_that_held_a_retracted_line_leaves_it_out(mem: Memory,
+                                                                          home: Path) -> None:
+    with freeze_time("2026-06-01T09:00:00Z"):
+        race = mem.write("ada", "MEMORY.md", "Sam ran the Stadtlauf yesterday in 52 minutes.", user="sam")
+        mem.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+    with freeze_time("2026-06-02T09:00:00Z"):
+        mem.dreams.approve(mem.dreams.dream("ada", "sam", force=True).dream_id, "alice")
+    assert "Stadtlauf" in memory_of(mem)
+    with freeze_time("2026-06-03T09:00:00Z"):
+        mem.retract("ada", "MEMORY.md", [race.event_id], user="sam", reason="never ran it")
+        mem.write("ada", "MEMORY.md", "Sam likes green tea.", user="sam")
+    with freeze_time("2026-06-04T09:00:00Z"):
+        mem.dreams.approve(mem.dreams.dream("ada", "sam", force=True).dream_id, "alice")
+        mem.dreams.rollback("ada", "sam", "MEMORY.md", 1, reason="back to the first")
+    assert "Stadtlauf" not in memory_of(mem) and "Sam likes tea." in memory_of(mem)

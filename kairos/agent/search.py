@@ -47,7 +47,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from kairos.agent.synonyms import forms, idioms, related
-from kairos.domain.files import check_scope, file_spec
+from kairos.domain.files import POINTER, check_scope, file_spec
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
 from kairos.domain.inputs import check_text, parse_when
@@ -256,13 +256,17 @@ class Search:
               words: Sequence[str]) -> list[tuple[Doc, float]]:
         best: dict[str, Doc] = {}  # one document per text: a current line over history
         scores: dict[str, float] = {}
-        has_history = any(d.kind == "history" for _, ranking in rankings for d in ranking)
-        lines = index.lines(SearchScope(scope.agent, scope.user)) if has_history else []
+        # A topic file's pointer ("More in topics/sport.md.") is no fact: the
+        # lines it points to are the results, never the pointer.
+        lines = [d for d in index.lines(SearchScope(scope.agent, scope.user))
+                 if not POINTER.match(d.text)]
         line_of = {e: line for line in lines for e in line.event_ids}
         cited = Counter(e for line in lines for e in line.event_ids)  # how many lines cite a write
         for weight, ranking in rankings:
             seen: dict[str, None] = {}
             for doc in ranking:
+                if doc.kind == "current" and POINTER.match(doc.text):
+                    continue
                 # A write a line of the files now says is that line ("on 14 May"
                 # is "on 14 May 2026" since the dream): one result, not two.
                 # (Only a write that became one line: a write of several lines is
@@ -282,10 +286,15 @@ class Search:
         # 7:15" in topics/lisbon.md is about Lisbon): a line of a file the
         # query names gains what a kind's first line would.
         asked = {_stem(w) for w in words}
+        for doc in lines:  # a topic file the query names: its lines are candidates
+            if doc.file and doc.file.startswith("topics/") and _names_topic(doc.file, asked) and (
+                    scope.file in (None, doc.file)) and (
+                    scope.since is None or doc.recorded_at >= scope.since):
+                best.setdefault(text_key(doc.text), doc)
+                scores.setdefault(text_key(doc.text), 0.0)
         for key, doc in best.items():
-            if doc.file and doc.file.startswith("topics/") and (asked & {
-                    _stem(w) for w in WORD.findall(doc.file[len("topics/"):].rsplit(".", 1)[0].casefold())}
-                    ) - _words(doc.text):  # a line that says the word itself has it already
+            if doc.file and doc.file.startswith("topics/") and _names_topic(doc.file, asked) - _words(
+                    doc.text):  # a line that says the word itself has it already
                 scores[key] += KINDS_WEIGHT / (RRF_K + 1)
         superseded = {key for key, doc in best.items()
                       if doc.kind == "history" and doc.file is not None
@@ -319,6 +328,11 @@ class Search:
             where = "topic"
         return SearchHit(_snippet(doc.text, words, kinds), doc.file, where, doc.recorded_at,
                          doc.event_ids, score, doc.retracted if auditor else None)
+
+
+def _names_topic(file: str, asked: set[str]) -> set[str]:
+    """The asked words a topic file's name holds ("sport" in topics/sport.md)."""
+    return asked & {_stem(w) for w in WORD.findall(file[len("topics/"):].rsplit(".", 1)[0].casefold())}
 
 
 def _replacement(old: Doc, lines: Sequence[Doc], frequency: Counter[str]) -> Doc | None:

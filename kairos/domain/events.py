@@ -37,7 +37,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate
 from eventsourcing.utils import register_topic
 
-from kairos.domain.fold import Files, Segments, apply_to_file, size_after_write
+from kairos.domain.fold import Files, Segments, apply_to_file, cites, cites_any, size_after_write, touched
 from kairos.domain.hashing import GENESIS, chain_hash
 from kairos.domain.ids import agent_stream_id, event_id, pair_stream_id
 from kairos.domain.kinds import BASE_FIELDS, EventType
@@ -147,11 +147,15 @@ class MemoryStream(Aggregate):
         event_id: str
         prev: str
         hash: str
+        # The other files of the stream that cite a retracted write when it
+        # is retracted (a dream moved its line to a topic file, or into
+        # USER.md): its words leave those too.  Absent on older events.
+        also: list[str] | None = None
 
         def apply(self, aggregate: MemoryStream) -> None:
             aggregate.head = self.hash
-            aggregate.set_file(self.file, apply_to_file(aggregate.files.get(self.file, []),
-                                                        self, self.file))
+            for name in touched(self):
+                aggregate.set_file(name, apply_to_file(aggregate.files.get(name, []), self, name))
             aggregate.retracted = {**aggregate.retracted,
                                    **dict.fromkeys(self.retracts, self.event_id)}
 
@@ -408,16 +412,20 @@ class MemoryStream(Aggregate):
 
         :raises BadInput: naming the first id that breaks the rule.
         """
+        ids = set(retracts)
+        citing = sorted(name for name, segments in self.files.items() if cites(segments, ids))
         for eid in retracts:
-            if eid in self.retracted:
+            if eid in self.retracted and not cites_any(self.files, eid):
                 raise BadInput(f"event {eid} was already retracted by {self.retracted[eid]}")
             event = lookup(eid)
             if event is None or event.originator_id != self.id:
                 raise BadInput(f"no event {eid} in {file} of this scope")
-            if not isinstance(event, MemoryStream.MemoryWritten) or event.file != file:
+            if not isinstance(event, MemoryStream.MemoryWritten) or (
+                    event.file != file and file not in citing):
                 raise BadInput(f"event {eid} is not a write to {file}")
+        also = [name for name in citing if name != file]
         self._record(self.MemoryRetracted, now, file=file, retracts=list(retracts),
-                     reason=reason, actor=actor, session=session)
+                     reason=reason, actor=actor, session=session, also=also or None)
 
     def end_session(self, session: str | None, actor: str, notes: str | None,
                     now: datetime) -> None:

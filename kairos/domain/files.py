@@ -17,6 +17,16 @@ from kairos.errors import BadInput
 
 Scope = Literal["agent", "pair"]
 
+# The line MEMORY.md keeps for a topic file a dream moved lines to: it says
+# where to read on, and is no fact of its own (search never returns it).
+POINTER = re.compile(r"^More in (topics/[a-z0-9][a-z0-9-]*\.md)(?: and the files after it)?\.$")
+
+
+def pointer(name: str, continued: bool = False) -> str:
+    """The pointer line for a topic file (and the files it continues in,
+    ``<name>-2.md`` …, when it is full)."""
+    return f"More in {name} and the files after it." if continued else f"More in {name}."
+
 
 @dataclass(frozen=True)
 class FileSpec:

@@ -54,6 +54,7 @@ class _Write(Protocol):
 class _Retraction(Protocol):
     file: str
     retracts: list[str]
+    also: list[str] | None
 
 
 class _Approval(Protocol):
@@ -103,10 +104,24 @@ def retract(segments: Segments, gone: set[str]) -> Segments:
     return kept
 
 
+def cites(segments: Segments, ids: set[str]) -> bool:
+    """Whether a file holds words of any of these events (a raw segment of
+    one, or a line citing one)."""
+    return any(seg[0] in ids if len(seg) == 2 else not ids.isdisjoint(seg[2]) for seg in segments)
+
+
+def cites_any(files: Files, event_id: str) -> bool:
+    return any(cites(segments, {event_id}) for segments in files.values())
+
+
 def touched(event: Foldable) -> list[str]:
-    """The files an event changes."""
+    """The files an event changes: a retraction's, also every other file
+    that cited what it retracts when it was made."""
     kind = event.kind
-    if kind is WRITTEN or kind is RETRACTED or kind is ROLLED_BACK:
+    if kind is RETRACTED:
+        r = cast(_Retraction, event)
+        return [r.file, *r.also] if r.also else [r.file]
+    if kind is WRITTEN or kind is ROLLED_BACK:
         return [cast(_Rollback, event).file]
     if kind is APPROVED:
         return sorted(cast(_Approval, event).contents)

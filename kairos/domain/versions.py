@@ -23,7 +23,7 @@ from kairos.domain.events import (
     MemoryWritten,
     VersionRolledBack,
 )
-from kairos.domain.fold import Segments, apply_event
+from kairos.domain.fold import Segments, apply_to_file, retract
 
 
 @dataclass(frozen=True)
@@ -43,14 +43,20 @@ def line_segments(dream_id: str, lines: Sequence[Sequence[Any]]) -> Segments:
 
 
 def replay(segments: Segments, events: Iterable[DomainEvent], file: str, after: int) -> Segments:
-    """Apply the raw writes and retractions of ``file`` made after stream
-    version ``after`` on top of ``segments``."""
-    files = {file: [list(s) for s in segments]}
+    """Apply the raw writes of ``file`` made after stream version ``after``
+    on top of ``segments``, and every retraction made after it, whichever
+    file it named: a proposal or an older version may hold a retracted
+    write's line in another file than the one it was written to (a dream
+    moved it), and it must not come back with an approval or a rollback."""
+    out = [list(s) for s in segments]
     for e in events:
-        if (isinstance(e, (MemoryWritten, MemoryRetracted)) and e.file == file
-                and e.originator_version > after):
-            files = apply_event(files, e)
-    return files.get(file, [])
+        if e.originator_version <= after:
+            continue
+        if isinstance(e, MemoryWritten) and e.file == file:
+            out = apply_to_file(out, e, file)
+        elif isinstance(e, MemoryRetracted):
+            out = retract(out, set(e.retracts))
+    return out
 
 
 def proposals(events: Iterable[DomainEvent]) -> dict[str, DreamProposed]:

@@ -39,20 +39,14 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
 from typing import Any
 
+from kairos.domain.files import POINTER, pointer
 from kairos.dream.distill import facts, faithful, slots, when
 from kairos.dream.distill.claims import CORRECTION
 from kairos.dream.distill.lexicon import KEY_LINE
 
 ARCHIVE = "topics/archive.md"
-POINTER = re.compile(r"^More in (topics/[a-z0-9][a-z0-9-]*\.md)(?: and the files after it)?\.$")
 MAIN = ("USER.md", "MEMORY.md")
 _PLACE_ORDER = {"USER.md": 0, "MEMORY.md": 1}
-
-
-def pointer(name: str, continued: bool = False) -> str:
-    """The line MEMORY.md keeps for a topic file lines moved to (and the
-    files it continues in, ``<name>-2.md`` …, when it is full)."""
-    return f"More in {name} and the files after it." if continued else f"More in {name}."
 
 
 @dataclass(frozen=True)

@@ -36,11 +36,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kairos.domain.files import FILES, has_versions
+from kairos.domain.files import FILES, POINTER, has_versions
 from kairos.domain.fold import lines_size
 from kairos.dream.distill import faithful, slots, when
 from kairos.dream.distill.base import Context
-from kairos.dream.distill.derive import POINTER
 from kairos.errors import KairosError
 
 # Ceilings a draft must keep before anything is written (issue 10): generous for any

@@ -448,3 +448,17 @@ def test_a_fifth_pass_ordinals_names_and_multi_line_writes(either: Memory) -> No
                  mode="replace")
     found = texts(either.search("ada", "Stockport", user="p4", limit=5))
     assert "Priya loves Thai food." not in found[:1] and any("Stockport" in t for t in found[:1]), found
+
+
+def test_a_replaced_write_pulls_in_no_line_on_a_guess(either: Memory) -> None:
+    """A seventh QA pass: a replaced write shared one word with each of two
+    newer lines ("nurse", "Manchester"); the newest took its score and came
+    first for "Who is Priya's employer?", above the answer."""
+    either.write("ada", "MEMORY.md", "Priya works as a paediatric nurse at Manchester Royal "
+                 "Infirmary.", user="priya")
+    either.write("ada", "MEMORY.md", "Priya now works as a practice nurse at a GP surgery in "
+                 "Didsbury.", user="priya", mode="replace")
+    either.write("ada", "MEMORY.md", "Priya ran the Great Manchester Run 10k in May.", user="priya")
+    found = texts(either.search("ada", "Who is Priya's employer?", user="priya"))
+    assert found and "practice nurse" in found[0], found
+    assert "Great Manchester Run" not in " ".join(found[:1]), found

@@ -302,6 +302,7 @@ class Search:
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
         frequency: Counter[str] | None = None  # of each word, in the pair's lines
+        replaced_by: dict[int, Doc] = {}
         for key in [k for k in order[:PULLED] if k in superseded]:
             if frequency is None:
                 frequency = Counter(w for line in lines for w in _words(line.text))
@@ -314,10 +315,11 @@ class Search:
                 found_key = text_key(found.text)
                 best.setdefault(found_key, found)
                 scores[found_key] = max(scores.get(found_key, 0.0), scores[key])
+                replaced_by[id(best[key])] = best[found_key]
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
         ranked = _below_replacements([(best[k], scores[k]) for k in order],
-                                     {id(best[k]) for k in superseded})
+                                     {id(best[k]) for k in superseded}, replaced_by)
         return _replacements_first(ranked, words)
 
     @staticmethod
@@ -344,9 +346,14 @@ def _replacement(old: Doc, lines: Sequence[Doc], frequency: Counter[str]) -> Doc
         return None
     telling = {w for w in _words(old.text) if len(w) >= 4
                and frequency[w] <= max(1, len(lines) // 3)}
-    shared = [(len(telling & _words(d.text)), d.position, d) for d in newer]
-    count, _, best = max(shared, key=lambda t: (t[0], t[1]))
-    return best if count else None
+    shared = sorted(((len(telling & _words(d.text)), d.position, d) for d in newer),
+                    key=lambda t: (t[0], t[1]), reverse=True)
+    count, _, best = shared[0]
+    if count == 0 or (count == 1 and len(shared) > 1 and shared[1][0] == 1):
+        # One word in common, and another line has one too ("nurse", "Manchester"):
+        # which replaced it is a guess (a dream's lines all look newest).
+        return None
+    return best
 
 
 def _telling(docs: list[Doc], words: Sequence[str]
@@ -413,23 +420,27 @@ def _near(asked: str, word: str) -> bool:
     return word == asked or (len(asked) >= 4 and word.startswith(asked))
 
 
-def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int]
-                        ) -> list[tuple[Doc, float]]:
+def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int],
+                        replaced_by: dict[int, Doc]) -> list[tuple[Doc, float]]:
     """Move each superseded write (a raw write its file no longer holds)
-    just below its likely replacement: the best-ranked newer current line of
-    the same file that was found.  Whatever its score — found by more
-    rankings than its replacement, the old text would otherwise outscore
-    it — but no further: asked about the old value ("did Sam live in
-    Oslo?") the old line still comes second, not below every line a dream
-    wrote since.  It takes the score of the line it follows, when that is
-    lower, so the scores stay in order."""
+    just below its likely replacement, when it ranks above it: the line
+    :func:`_replacement` named, or else the best-ranked newer current line
+    of the same file that was found.  Whatever its score — found by more rankings than its
+    replacement, the old text would otherwise outscore it — but no further:
+    asked about the old value ("did Sam live in Oslo?") the old line still
+    comes second, not below every line a dream wrote since.  It takes the
+    score of the line it follows, when that is lower, so the scores stay in
+    order."""
     out = list(ranked)
     for doc, _ in ranked:
         if id(doc) not in superseded:
             continue
+        replacement = replaced_by.get(id(doc))
         i = next(n for n, (d, _) in enumerate(out) if d is doc)
-        j = next((n for n in range(i + 1, len(out)) if out[n][0].kind == "current"
-                  and out[n][0].file == doc.file and out[n][0].position > doc.position), None)
+        j = next((n for n in range(i + 1, len(out)) if (
+            out[n][0] is replacement if replacement is not None else
+            out[n][0].kind == "current" and out[n][0].file == doc.file
+            and out[n][0].position > doc.position)), None)
         if j is not None:
             moved = out.pop(i)
             out.insert(j, (moved[0], min(moved[1], out[j - 1][1])))

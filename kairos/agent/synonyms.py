@@ -90,7 +90,7 @@ GROUPS = (
     "who " + RELATIONS,
 )
 
-MAX_ADDED = 24  # words a query gains at most
+MAX_ADDED = 40  # words a query gains at most
 WHO_IS = re.compile(r"^\s*(?:who(?:'s| is| was)|wer ist|wer war)\b", re.I)
 FOR_A_LIVING = re.compile(r"\bfor a living\b|\bberuflich\b", re.I)
 # Forms the stemmer cannot reach: a word asked for finds its other forms.

@@ -883,3 +883,79 @@ def test_a_correction_keeps_what_is_true_not_how_it_was_told(older: str, newer: 
     plan = derive([unit(1, older, "2026-01-02T08:00Z"), unit(2, newer, "2026-01-03T08:00Z")], {},
                   Settings(at("2026-02-01T02:00Z"), when.zone("Europe/Berlin")))
     assert lines(plan.files) == [kept]
+
+
+SEVENTH_NOT_A_CHANGE = [
+    # a doubt, however worded, changes nothing yet
+    ("Lena lives in Berlin.", "Lena wonders whether to move to Hamburg."),
+    ("Lena lives in Berlin.", "Lena is debating whether to move to Hamburg."),
+    ("Lena lives in Berlin.", "Lena is unsure if she should move to Hamburg."),
+    ("Lena lives in Berlin.", "Lena is toying with the idea of moving to Hamburg."),
+    ("Lena lives in Berlin.", "Lena keeps talking about moving to Hamburg."),
+    ("Lena wohnt in Berlin.", "Lena zieht eventuell nach Hamburg."),
+    ("Lena works at Zalando.", "Lena wonders whether she should quit Zalando."),
+    ("Lena works at Zalando.", "Lena is tempted to quit Zalando."),
+    ("Lena works at Zalando.", "Lena fantasises about quitting Zalando."),
+    # what is around a job or a move, not the change
+    ("Lena works at Zalando.", "Lena applied for a job at SAP."),
+    ("Lena works at Zalando.", "Lena has been offered a job at SAP."),
+    ("Lena works at Zalando.", "Lena turned down a job at SAP."),
+    ("Lena works at Zalando.", "Lena joked that she would quit Zalando tomorrow."),
+    ("Lena lives in Berlin.", "Lena helped Marta move to Hamburg."),
+    ("Lena lives in Berlin.", "Lena refused to move to Hamburg for the job."),
+    # a move that did not happen is no move
+    ("Lena lives in Berlin.", "Lena is not moving to Hamburg."),
+    ("Lena lives in Berlin.", "Lena didn't move to Hamburg in the end."),
+    ("Lena wohnt in Berlin.", "Lena bleibt doch in Berlin und zieht nicht nach Hamburg."),
+    # someone else's move: the "she" after meeting someone, the "they" of others
+    ("Lena lives in Berlin.", "Lena met Marta for lunch. She moved to Rome last year."),
+    ("Lena lives in Berlin.", "Lena's parents sold their house; they moved to a flat in Leipzig."),
+    ("Lena's sister Anna lives in Bonn.", "Lena's colleague Anna moved to Munich."),
+    # an exception is not the end of a habit
+    ("Lena goes running every morning.", "Lena didn't go running today because of the rain."),
+    ("Lena plays the piano.", "Lena didn't play the piano today; her hand hurts."),
+    ("Lena cycles to work.", "Lena can't cycle to work this week because her bike is broken."),
+    ("Lena goes running every morning.", "Lena broke her leg and can't run for six weeks."),
+    # ending one habit ends that one only
+    ("Lena goes running every morning.", "Lena stopped going to the gym."),
+    ("Lena goes swimming every Monday.", "Lena stopped going to yoga."),
+]
+
+SEVENTH_STILL_A_CHANGE = [
+    ("Lena lives in Berlin.", "Lena moved to Hamburg. She loves it."),
+    ("Lena works at Zalando.", "Lena moved to Hamburg. She works at SAP now."),
+    ("Lena lives in Berlin.", "Lena doesn't live in Berlin anymore."),
+    ("Lena goes to the gym twice a week.", "Lena stopped going to the gym."),
+    ("Lena smokes.", "Lena quits smoking on 1 February 2026."),
+    ("Lena works at Zalando.", "Lena quit Zalando today."),
+    ("Lena's sister Anna lives in Bonn.", "Lena's sister Anna moved to Munich."),
+    ("Lena weighs 68 kg.", "Lena now weighs 65 kg."),
+    ("Lena starts at SAP on 1 March.", "Lena declined the SAP offer after all."),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), SEVENTH_NOT_A_CHANGE)
+def test_what_only_mentions_a_change_is_no_change(older: str, newer: str) -> None:
+    """A seventh QA pass: a line that mentioned a move, a job or a habit —
+    a doubt, an offer, a friend's move, a day off — was read as the change
+    itself; in a 150-night simulation that lost her home and her running on
+    night 3, and the guard approved it (it checks with the same rules)."""
+    assert slots.is_update(older, newer) == "coexist"
+
+
+@pytest.mark.parametrize(("older", "newer"), SEVENTH_STILL_A_CHANGE)
+def test_the_change_itself_still_is_one(older: str, newer: str) -> None:
+    assert slots.is_update(older, newer) == "update"
+
+
+def test_a_called_off_move_leaves_the_home_after_its_day() -> None:
+    """A seventh QA pass: after "cancelled the move to Hamburg", Berlin stayed
+    until the plan's day, then went "superseded by" the cancellation (the
+    plan's chain); a small home's guard then refused every night."""
+    units = [unit(1, "Lena lives in Berlin.", "2026-01-05T08:00Z", "USER.md"),
+             unit(2, "Lena is going to move to Hamburg on 1 March.", "2026-01-06T08:00Z"),
+             unit(3, "Lena cancelled the move to Hamburg.", "2026-01-07T08:00Z")]
+    for night in ("2026-01-08T01:00Z", "2026-03-02T01:00Z", "2026-06-01T01:00Z"):
+        plan = derive(units, {}, Settings(at(night), when.zone("Europe/Berlin")))
+        assert lines(plan.files, "USER.md") == ["Lena lives in Berlin."], night
+        assert not any("Hamburg" in t and "cancel" not in t for t in lines(plan.files)), night

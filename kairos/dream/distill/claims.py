@@ -85,6 +85,7 @@ class Claim:
     corrects: bool = False  # "Correction: …": the line corrects what was said before
     wrong: frozenset[str] = frozenset()  # what "…, not X" says was wrong (stems)
     corrects_marked: bool = False  # said to be a correction ("Correction:", "Sorry,")
+    hedged: bool = False  # a doubt or a wish, or what is around a change, not the change
     text: str = field(default="", compare=False)
 
 
@@ -350,7 +351,20 @@ _PLAN = re.compile(r"\b(?:will|shall|going to|plans? to|planning to|wird|werden)
 _HEDGED = re.compile(r"\b(?:thinking (?:about|of)|considering|consider|might|may (?=be\b|move|switch|"
                      r"change|start|join|go\b)|could|wants? to|"
                      r"hopes? to|would like to|dreams? of|überlegt|denkt (?:darüber )?nach|vielleicht|"
-                     r"möchte|will (?:vielleicht|eventuell))\b", re.I)
+                     r"möchte|will (?:vielleicht|eventuell)|"
+                     # doubts, however worded: "wonders whether to move", "is tempted to quit"
+                     r"wonder(?:s|ed|ing)? (?:whether|if|about)|debat(?:e|es|ed|ing) (?:whether|about)|"
+                     r"unsure|not sure|undecided|uncertain|toy(?:s|ed|ing)? with|talk(?:s|ed|ing)? about|"
+                     r"tempted|fantasi[sz](?:e|es|ed|ing)|daydream\w*|"
+                     r"weigh(?:s|ed|ing)? (?:up|whether|an? |the |her |his )|"
+                     r"eventuell|möglicherweise|erwägt|spielt mit dem gedanken|träumt davon|unsicher|"
+                     # what happens around a job or a move that is not the change:
+                     # "applied for a job at SAP", "was offered", "helped Marta move"
+                     r"appl(?:y|ies|ied|ying) (?:for|to)|offered|an offer|interview\w*|jok(?:e|es|ed|ing)|"
+                     r"help(?:s|ed|ing)? (?!(?:her|him|them)self)\w+ (?:to )?(?:move|pack|settle)|"
+                     r"turn(?:s|ed|ing)? down|declin(?:e|es|ed|ing)|refus(?:e|es|ed|ing) to|"
+                     r"bewirbt|beworben|abgelehnt)\b",
+                     re.I)
 _NAMED = re.compile(r"\b(?:called|named|namens|hei(?:ß|ss)t)\s+([\w-]+)")
 
 
@@ -452,7 +466,8 @@ def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
         starts_with_verb = bool(first_tok) and previous is not None and \
             first_tok[0][0].islower() and _is_verb(first_tok[0], german, "name") and \
             (not german or first_tok[0].lower() not in STOP)  # "und wohnt jetzt in Köln"
-        clause = _parse_clause(body, german, main) if body and not starts_with_verb else None
+        clause = _parse_clause(body, german, _referent(body, previous, main, german)) \
+            if body and not starts_with_verb else None
         if clause is None and previous is not None:
             # ellipsis: "…, sondern bei Audi", "stattdessen Tee", "and joined Zalando"
             toks = words(body)
@@ -478,6 +493,28 @@ def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
         out.append(_claim(clause, piece, text, german))
         previous = clause
     return out
+
+
+# Meeting or hearing from someone: a "she" after it may be either of the two.
+_MET = re.compile(r"\b(?:met|meets|meeting|called|calls|visited|visits|saw|sees|spoke|speaks|talked|"
+                  r"talks|texted|texts|heard from|had (?:lunch|dinner|coffee|a call) with|traf|trifft|"
+                  r"besuchte|besucht|telefonierte|sprach)\b[^.;]*?\b[A-ZÄÖÜ][a-zäöüß]+")
+
+
+def _referent(body: str, previous: _Clause | None, main: str | None, german: bool) -> str | None:
+    """Whom a pronoun opening a clause stands for: the line's main subject,
+    but "they" after a clause about others is those others ("Lena's parents
+    sold their house; they moved to Leipzig"), and "she" after meeting
+    someone is no one for sure ("Lena met Marta. She moved to Rome.")."""
+    first = body.split(None, 1)[0].lower() if body.split() else ""
+    if previous is None or first not in PRONOUNS_EN or PRONOUNS_EN[first] != "@main":
+        return main
+    others = sorted(s for s in previous.subjects if s not in ("@user", main))
+    if first in ("they",) and others and main not in previous.subjects:
+        return others[0]
+    if first in ("she", "he", "er") and _MET.search(previous.text):
+        return "@someone"
+    return main
 
 
 def _key_claim(key: str, value: str, aliases: set[str]) -> Claim:
@@ -552,7 +589,7 @@ def _claim(c: _Clause, piece: str, line: str, german: bool) -> Claim:
     event = past and attribute is None
     return Claim(subjects, owner, attribute, tuple(value_out), verb, content, negated, change, again,
                  added, dated_past, event, many, tuple(frame), frozenset(classes), negates, past,
-                 bool(_PLAN.search(low)), text=piece)
+                 bool(_PLAN.search(low)), hedged=bool(_HEDGED.search(low)), text=piece)
 
 
 def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes: set[str],
@@ -867,6 +904,9 @@ _LEFT_SOMEWHERE = re.compile(r"\bleft\s+(?!work|school|home)(?!(?:\S+\s+)?(?:job
 _DETERMINED = re.compile(r"\b(?:her|his|their|my|the|den|die|das|dem|seinen|ihren|seine|ihre)\s*$")
 
 
+_LIGHT_GERUNDS = frozenset({"going", "doing", "having", "getting", "taking", "making"})
+
+
 def _object_head(after: str, gerund: bool = True) -> list[str]:
     """What an ending verb ends: the head of its direct object, the last
     word of its noun phrase ("quit her accounting course" ends a course, not
@@ -880,6 +920,9 @@ def _object_head(after: str, gerund: bool = True) -> list[str]:
             if obj[-1].lower() in _EMPTY_HEADS and low in ("at", "bei", "with", "for"):
                 obj = []  # "her job at Zalando": Zalando
                 continue
+            if len(obj) == 1 and obj[0].lower() in _LIGHT_GERUNDS and low in ("to", "at", "for",
+                                                                              "into", "on"):
+                continue  # "stopped going to the gym": the gym, not every "goes …"
             break
         if low in STOP or low in MARKERS:
             continue

@@ -234,7 +234,13 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
         while f.superseded_by is not None and f.superseded_by.superseded_by is not None and \
                 id(f.superseded_by) not in seen:
             seen.add(id(f.superseded_by))
-            f.superseded_by = f.superseded_by.superseded_by
+            after = f.superseded_by.superseded_by
+            if slots.cancels(after.unit.text) and not slots.cancels(f.superseded_by.unit.text):
+                # What replaced it was called off ("is moving to Hamburg on 1 March",
+                # then "cancelled the move"): it stands, not the cancellation.
+                f.superseded_by = None
+                break
+            f.superseded_by = after
 
 
 # How the notes said a line corrects an earlier one: the memory keeps what is

@@ -45,7 +45,17 @@ def _same_subject(a: Claim, b: Claim) -> bool:
     if not shared:
         return False
     names_a, names_b = _names(a.subjects), _names(b.subjects)
-    return not (names_a and names_b and not names_a & names_b and shared.isdisjoint(names_a))
+    if names_a and names_b and not names_a & names_b and shared.isdisjoint(names_a):
+        return False
+    # "Lena's sister Anna" and "Lena's colleague Anna": one name, two people.
+    roles_a, roles_b = _roles(a.subjects), _roles(b.subjects)
+    return not (roles_a and roles_b and roles_a.isdisjoint(roles_b))
+
+
+def _roles(subjects: frozenset[str]) -> set[str]:
+    """Who a subject is to someone ("lena's sister" -> sister), when it says."""
+    return {s.split("'s ", 1)[1] for s in subjects
+            if "'s " in s and s.split("'s ", 1)[1] in PERSON_NOUNS}
 
 
 def _names_wrong(older: Claim, newer: Claim) -> bool:
@@ -102,6 +112,8 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
     # "cancelled her trip to Rome" ends "is flying to Rome on 20 February".
     if _CANCELLED.search(newer.text) and _calls_off(older, newer):
         return True
+    if newer.hedged and not newer.wrong:  # "wonders whether to move": nothing changed yet
+        return False
     # One for work, one private: "uses an iPhone for work" / "a Pixel for her private phone".
     purposes = _purpose(older.text), _purpose(newer.text)
     if all(purposes) and purposes[0] != purposes[1]:
@@ -148,6 +160,9 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
     o_all = older.content | frozenset(older.value) | frozenset(stem(w) for w in older.value)
     n_obj = newer.content - {newer.verb}
     n_neg = (newer.negates or newer.content) - {newer.verb}
+    if newer.negated and not older.negated and _ONE_OFF.search(newer.text) and \
+            not _ENDS_FOR_GOOD.search(newer.text):
+        return False  # "didn't play the piano today": an exception, not the end of it
     if same and older.attribute and older.attribute == newer.attribute:
         if older.many:
             if older.attribute in ("preference",) or older.attribute.startswith("key:"):
@@ -156,6 +171,10 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
                 return _frame_differs_in_slot(older.frame, newer.frame) and not newer.added
             return older.negated != newer.negated and (
                 set(older.value) == set(newer.value) or _overlap(set(older.value), set(newer.value)))
+        if newer.negated and not older.negated and newer.value and older.value and \
+                _NOT.search(newer.text) and not _overlap({stem(w) for w in older.value},
+                                                         {stem(w) for w in newer.value}):
+            return False  # "is not moving to Hamburg" leaves "lives in Berlin"
         if older.negated != newer.negated:
             return True
         return older.value != newer.value and bool(newer.value)
@@ -239,6 +258,16 @@ _WORK = re.compile(r"\b(?:for work|work|business|office|job|dienstlich\w*|berufl
                    re.I)
 _PRIVATE = re.compile(r"\b(?:private|personal|privat\w*|persönlich\w*|home)\b", re.I)
 # A restriction of a habit to a time: "after 2pm", "at night", "on weekdays".
+_ONE_OFF = re.compile(
+    r"\b(?:today|tonight|yesterday|this (?:morning|afternoon|evening|week|weekend)|last night|"
+    r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|on \d{1,2}(?:st|nd|rd|th)? \w+|"
+    r"on the \d{1,2}|in the week of|for (?:a|an|one|two|three|four|five|six|seven|eight|\d+|a few|"
+    r"several|the next) (?:days?|weeks?|months?)|heute|gestern|diese woche|am \d{1,2}\.|"
+    r"am (?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)|für (?:\w+ )?(?:tage|wochen))\b",
+    re.I)
+_ENDS_FOR_GOOD = re.compile(r"\b(?:no longer|any ?more|stop(?:s|ped|ping)?|quit(?:s|ting)?|"
+                            r"g[ai]ves? up|given up|giving up|never again|nicht mehr|kein\w* \w+ mehr|"
+                            r"aufgehört|hört\b.*\bauf|gibt\b.*\bauf)\b", re.I)
 _NARROWED = re.compile(r"\b(?:after|before) (?:\d|noon|midnight|dinner|lunch|bed|work|\w+day)|"
                        r"\bat (?:work|home|the office|night)\b|"
                        r"\bat night\b|\bin the (?:evening|morning|afternoon)s?\b|"
@@ -247,9 +276,12 @@ _NARROWED = re.compile(r"\b(?:after|before) (?:\d|noon|midnight|dinner|lunch|bed
 
 
 _CANCELLED = re.compile(r"\b(?:cancel(?:l?ed|s|ling)?|called off|calls off|fell through|falls through|"
+                        r"declined|turned down|abgelehnt|"
                         r"abgesagt|sag\w*\b[^.;]{0,40}?\bab|storniert|fällt\b[^.;]{0,30}?\baus|"
                         r"fiel\b[^.;]{0,30}?\baus|ausgefallen)\b", re.I)
 _CANCEL_STEMS = frozenset("cancel cancell call off fell through abgesagt sag ab fäll aus storn".split())
+_NOT = re.compile(r"\b(?:not|never|nicht|nie|kein\w*)\b|n't\b", re.I)
+_JOB_PLAN = re.compile(r"\b(?:offer|job|position|role|contract|start|angebot|stelle|vertrag)\b", re.I)
 _MOVE_PLAN = re.compile(r"\b(?:move|moving|relocation|umzug|umziehen)\b", re.I)
 _RECURRING = re.compile(r"\bevery\b|\beach\b|\bweekly\b|\bjede[nrsm]?\b|\bwöchentlich\b|"
                         r"\b\w+day (?:mornings|afternoons|evenings|nights)\b|"
@@ -278,7 +310,10 @@ def _calls_off(older: Claim, newer: Claim) -> bool:
     events_new = {w for w in _low_words(newer.text) if _event_word(w)}
     dated = any(_is_date_word(w) for w in _low_words(older.text))
     # "cancelled the move to Hamburg" ends "is moving to Hamburg on 1 March" (never where she lives).
-    moving = older.attribute == "home" and dated and bool(_MOVE_PLAN.search(newer.text))
+    # "declined the SAP offer" ends "starts at SAP on 1 March" (never where she works now).
+    moving = (older.attribute == "home" and dated and bool(_MOVE_PLAN.search(newer.text))) or (
+        older.attribute in ("employer", "school", "workplace") and dated and bool(
+            _JOB_PLAN.search(newer.text)))
     if not (events_old or dated) or (older.attribute not in (None, "when") and not events_old
                                      and not moving):
         return False

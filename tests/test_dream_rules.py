@@ -800,6 +800,17 @@ SEVENTH_TIME = [
      "Lena works from Monday to Friday."),
     ("Lena trains Monday to Friday.", "2026-01-05T08:00Z", "2026-03-01T08:00Z",
      "Lena trains Monday to Friday."),
+    # where a plan was put off to
+    ("Lena postponed the Lisbon trip to March.", "2026-01-06T08:00Z", "2026-01-07T08:00Z",
+     "Lena postponed the Lisbon trip to March 2026."),
+    ("Lena's trip moved to April.", "2026-01-06T08:00Z", "2026-01-07T08:00Z",
+     "Lena's trip moved to April 2026."),
+    ("Lena talked to May about it.", "2026-01-06T08:00Z", "2026-01-07T08:00Z",
+     "Lena talked to May about it."),
+    ("Lena postponed the dinner to next week.", "2026-01-06T08:00Z", "2026-01-07T08:00Z",
+     "Lena postponed the dinner to the week of 12 January 2026."),
+    ("Das Treffen mit Marta wird auf nächste Woche verschoben.", "2026-01-06T08:00Z",
+     "2026-01-07T08:00Z", "Das Treffen mit Marta wird auf die Woche vom 12. Januar 2026 verschoben."),
 ]
 
 
@@ -919,6 +930,8 @@ SEVENTH_NOT_A_CHANGE = [
     # ending one habit ends that one only
     ("Lena goes running every morning.", "Lena stopped going to the gym."),
     ("Lena goes swimming every Monday.", "Lena stopped going to yoga."),
+    # a move put off is no move
+    ("Lena lives in Berlin.", "Lena postponed her move to Hamburg."),
 ]
 
 SEVENTH_STILL_A_CHANGE = [
@@ -931,6 +944,12 @@ SEVENTH_STILL_A_CHANGE = [
     ("Lena's sister Anna lives in Bonn.", "Lena's sister Anna moved to Munich."),
     ("Lena weighs 68 kg.", "Lena now weighs 65 kg."),
     ("Lena starts at SAP on 1 March.", "Lena declined the SAP offer after all."),
+    # a plan put off is the newer line now: the old day never comes
+    ("Lena is flying to Lisbon on 12 February.", "Lena postponed the Lisbon trip to March."),
+    ("Lena is flying to Lisbon on 12 February.", "The Lisbon trip is pushed back by two weeks."),
+    ("Lena trifft Marta am Freitag.", "Das Treffen mit Marta wird auf nächste Woche verschoben."),
+    ("Lena's dentist appointment is on 10 March.",
+     "Lena's dentist appointment was postponed to 17 March."),
 ]
 
 

@@ -112,8 +112,15 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
     # "cancelled her trip to Rome" ends "is flying to Rome on 20 February".
     if _CANCELLED.search(newer.text) and _calls_off(older, newer):
         return True
+    # "postponed the Lisbon trip to March" moves "is flying to Lisbon on 12 February":
+    # the plan is the newer line now, and the old day never comes.
+    if _POSTPONED.search(newer.text) and not _POSTPONED.search(older.text) and \
+            _calls_off(older, newer):
+        return True
     if newer.hedged and not newer.wrong:  # "wonders whether to move": nothing changed yet
         return False
+    if _POSTPONED.search(newer.text) and newer.attribute != "when":
+        return False  # "postponed her move to Hamburg": she lives where she lived
     # One for work, one private: "uses an iPhone for work" / "a Pixel for her private phone".
     purposes = _purpose(older.text), _purpose(newer.text)
     if all(purposes) and purposes[0] != purposes[1]:
@@ -280,6 +287,8 @@ _CANCELLED = re.compile(r"\b(?:cancel(?:l?ed|s|ling)?|called off|calls off|fell 
                         r"abgesagt|sag\w*\b[^.;]{0,40}?\bab|storniert|fällt\b[^.;]{0,30}?\baus|"
                         r"fiel\b[^.;]{0,30}?\baus|ausgefallen)\b", re.I)
 _CANCEL_STEMS = frozenset("cancel cancell call off fell through abgesagt sag ab fäll aus storn".split())
+_POSTPONED = re.compile(r"\b(?:postpone[sd]?|postponing|pushed back|push(?:es|ing)? back|delayed|"
+                        r"rescheduled|put off|verschoben|verlegt|vertagt)\b", re.I)
 _NOT = re.compile(r"\b(?:not|never|nicht|nie|kein\w*)\b|n't\b", re.I)
 _JOB_PLAN = re.compile(r"\b(?:offer|job|position|role|contract|start|angebot|stelle|vertrag)\b", re.I)
 _MOVE_PLAN = re.compile(r"\b(?:move|moving|relocation|umzug|umziehen)\b", re.I)
@@ -379,8 +388,10 @@ def _low_words(text: str) -> list[str]:
 
 
 def cancels(text: str) -> bool:
-    """Whether a line calls something off ("cancelled her trip", "abgesagt")."""
-    return bool(_CANCELLED.search(text))
+    """Whether a line calls something off ("cancelled her trip", "abgesagt"),
+    or puts it off ("postponed the Lisbon trip", "verschoben"): either way
+    the plan it names does not happen on its day."""
+    return bool(_CANCELLED.search(text) or _POSTPONED.search(text))
 
 
 _CAPITALIZED = re.compile(r"(?<!^)(?<![.!?] )\b[A-ZÄÖÜ][\w'’-]+")

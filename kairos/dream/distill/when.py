@@ -254,9 +254,18 @@ def _day(m: re.Match[str], d: date, lang: str, *, relative: bool = True, part: s
     return Mention(m.start(), m.end(), d, d, "day", relative, lang, words if relative else "")
 
 
+# "auf nächste Woche verschoben": "auf die Woche vom …", not "auf in der Woche vom …".
+_DE_WEEK_AFTER = {"auf": "die", "für": "die", "bis": "zur", "ab": "der", "seit": "der"}
+
+
 def _week(m: re.Match[str], monday: date, lang: str) -> Mention:
     words = f"in der Woche vom {fmt_day(monday, 'de')}" if lang == "de" else \
         f"in the week of {fmt_day(monday, 'en')}"
+    before = m.string[:m.start()].rstrip().lower().rsplit(" ", 1)[-1]
+    if lang == "en" and before in ("to", "until", "till", "by", "from", "for"):
+        words = words[len("in "):]  # "postponed to next week": "to the week of …"
+    elif lang == "de" and before in _DE_WEEK_AFTER:
+        words = f"{_DE_WEEK_AFTER[before]} Woche vom {fmt_day(monday, 'de')}"
     return Mention(m.start(), m.end(), monday, monday + timedelta(days=6), "week", True, lang, words)
 
 
@@ -612,11 +621,15 @@ def _dm_numeric(m: re.Match[str], d: date, past: bool) -> Mention | None:
 
 
 @R.add(rf"\b(in|im|this|next|last|Anfang|Mitte|Ende|early|mid|late|until|till|by|bis|from|since|ab|seit|"
-       rf"(?:at )?the end of|end of) ({_M_ANY})\b")
-def _in_month(m: re.Match[str], d: date, past: bool) -> Mention:
+       rf"(?:at )?the end of|end of|to) ?-?({_M_ANY})\b")
+def _in_month(m: re.Match[str], d: date, past: bool) -> Mention | None:
     prep = m.group(1)
     month = _MONTH_INDEX[m.group(2)] + 1
-    if prep == "next":
+    if prep == "to":  # "postponed the trip to March": where a plan went, ahead
+        if not _MOVED_BEFORE.search(m.string, 0, m.start()):
+            return None
+        year = d.year if month >= d.month else d.year + 1
+    elif prep == "next":
         year = d.year + 1 if month <= d.month else d.year
     elif prep == "last":
         year = d.year - 1 if month >= d.month else d.year
@@ -753,6 +766,8 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
                  frozenset(dates))
 
 
+_MOVED_BEFORE = re.compile(r"\b(?:postpone[sd]?|pushed(?: back)?|moved|delayed|rescheduled|put off|"
+                           r"shifted|changed|brought forward)\b[^.;]*$", re.I)
 _CALLED_OFF = re.compile(r"\b(?:cancell?ed|called off|calls? off|abgesagt|storniert|sagte\b.*\bab)\b",
                          re.I)
 _SINCE_BEFORE = re.compile(r"\b(?:since|seit)\s*(?:the\s+|dem\s+)?$", re.I)

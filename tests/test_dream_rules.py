@@ -978,3 +978,25 @@ def test_a_called_off_move_leaves_the_home_after_its_day() -> None:
         plan = derive(units, {}, Settings(at(night), when.zone("Europe/Berlin")))
         assert lines(plan.files, "USER.md") == ["Lena lives in Berlin."], night
         assert not any("Hamburg" in t and "cancel" not in t for t in lines(plan.files)), night
+
+
+@pytest.mark.parametrize("text", ["Lena has a cold.", "Lena is in hospital in Potsdam.",
+                                  "Lena is in Lisbon for the week.",
+                                  "Pixel is on antibiotics for two weeks.",
+                                  "Lena is staying with her parents while her flat is renovated.",
+                                  "Lena is feeling better.", "Lena ist erkältet.",
+                                  "Lena ist krankgeschrieben."])
+def test_a_state_that_passes_by_nature_is_time_bound(text: str) -> None:
+    """A seventh QA pass: "has a cold", "is in Lisbon for the week" were
+    durable, never aged, and with months of them MEMORY.md was full."""
+    timed = when.resolve(text, at("2026-03-01T08:00Z"), at("2026-05-01T08:00Z"),
+                         when.zone("Europe/Berlin"))
+    assert facts.classify(text, timed).cls == facts.TIME_BOUND
+
+
+@pytest.mark.parametrize("text", ["Lena has asthma.", "Lena is allergic to cats.",
+                                  "Lena is vegetarian.", "Lena has two children."])
+def test_a_lasting_state_stays_durable(text: str) -> None:
+    timed = when.resolve(text, at("2026-03-01T08:00Z"), at("2026-05-01T08:00Z"),
+                         when.zone("Europe/Berlin"))
+    assert facts.classify(text, timed).cls == facts.DURABLE

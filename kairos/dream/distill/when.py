@@ -87,7 +87,14 @@ BORN_BEFORE = re.compile(r"(?<!\bbe )(?<!\bto be )\bborn(?: on)?\s*$", re.I)
 BORN_AFTER = re.compile(r"\s*geboren\b(?!\s+werden)", re.I)
 # Undated but time-bound: true now, not for good.
 CURRENTLY = re.compile(r"\b(?:currently|at the moment|right now|for now|these days|temporarily"
-                       r"|zurzeit|derzeit|gerade|momentan|im Moment|vorübergehend)\b", re.I)
+                       r"|zurzeit|derzeit|gerade|momentan|im Moment|vorübergehend"
+                       # states that pass by nature: a cold, a stay, feeling better
+                       r"|has (?:a |the )?(?:cold|flu|fever|covid|migraine|sore throat)"
+                       r"|is (?:sick|ill|unwell)"
+                       r"|off sick|on sick leave|in hospital|im Krankenhaus|erkältet|krankgeschrieben"
+                       r"|hat (?:eine )?(?:Grippe|Erkältung)|hat Fieber|is recovering|is on antibiotics"
+                       r"|for the week|is staying with|(?:is )?feel(?:s|ing) (?:better|worse|unwell|sick))\b",
+                       re.I)
 
 
 # A date after these words is where something was moved to: ahead, whatever the tense.

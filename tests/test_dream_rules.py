@@ -932,6 +932,11 @@ SEVENTH_NOT_A_CHANGE = [
     ("Lena goes swimming every Monday.", "Lena stopped going to yoga."),
     # a move put off is no move
     ("Lena lives in Berlin.", "Lena postponed her move to Hamburg."),
+    # leaving one job names which: the weekend job is not the employer
+    ("Lena works at Zalando.", "Lena quit her weekend job at Café Rosa."),
+    # what someone told: theirs
+    ("Lena lives in Berlin.", "Anna called: she moved to Leipzig last week."),
+    ("Lena works at Zalando.", "Lena's colleague Tom was laid off."),
 ]
 
 SEVENTH_STILL_A_CHANGE = [
@@ -950,6 +955,18 @@ SEVENTH_STILL_A_CHANGE = [
     ("Lena trifft Marta am Freitag.", "Das Treffen mit Marta wird auf nächste Woche verschoben."),
     ("Lena's dentist appointment is on 10 March.",
      "Lena's dentist appointment was postponed to 17 March."),
+    # job changes in everyday words
+    ("Lena works at Zalando.", "Lena was laid off from Zalando."),
+    ("Lena works at Zalando.", "Lena went freelance."),
+    ("Lena works at Zalando.", "Lena accepted an offer from SAP; she starts on 1 February."),
+    ("Lena arbeitet bei Zalando.", "Lena hat letzten Monat bei SAP angefangen."),
+    ("Lena is a product manager.", "Lena got promoted to head of product."),
+    # endings and new values
+    ("Lena has a cat called Pixel.", "Pixel died last night."),
+    ("Lena is vegetarian.", "Lena is pescetarian now."),
+    ("Anna lives in Bonn.", "Anna called: she moved to Leipzig last week."),
+    ("Lena works at Zalando.", "Lena quit Zalando."),
+    ("Lena is married.", "Lena is divorced."),
 ]
 
 

@@ -360,7 +360,8 @@ _HEDGED = re.compile(r"\b(?:thinking (?:about|of)|considering|consider|might|may
                      r"eventuell|möglicherweise|erwägt|spielt mit dem gedanken|träumt davon|unsicher|"
                      # what happens around a job or a move that is not the change:
                      # "applied for a job at SAP", "was offered", "helped Marta move"
-                     r"appl(?:y|ies|ied|ying) (?:for|to)|offered|an offer|interview\w*|jok(?:e|es|ed|ing)|"
+                     r"appl(?:y|ies|ied|ying) (?:for|to)|offered|(?<!accepted )an offer|interview\w*|"
+                     r"jok(?:e|es|ed|ing)|"
                      r"help(?:s|ed|ing)? (?!(?:her|him|them)self)\w+ (?:to )?(?:move|pack|settle)|"
                      r"turn(?:s|ed|ing)? down|declin(?:e|es|ed|ing)|refus(?:e|es|ed|ing) to|"
                      r"bewirbt|beworben|abgelehnt)\b",
@@ -444,6 +445,10 @@ def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
     text = QUOTED.sub(lambda m: " " + "_".join(words(m.group(0))) + " ", text)
     german = is_german(text)
     key = KEY_LINE.match(text)
+    if key and _TOLD_BY.search(key.group(1)):
+        # "Anna called: she moved to Leipzig": what Anna said, two sentences, no key.
+        text = f"{key.group(1)}. {key.group(2)[:1].upper()}{key.group(2)[1:]}"
+        key = None
     if key and len(key.group(1).split()) <= 4 and not re.match(
             r"\s*(?:important|system|assistant|note to|wichtig|hinweis)", text, re.I):
         return [_key_claim(key.group(1), key.group(2), aliases)]
@@ -495,6 +500,8 @@ def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
     return out
 
 
+_TOLD_BY = re.compile(r"\b(?:called|calls|rang|said|says|told|tells|wrote|writes|texted|texts|mentioned|"
+                      r"reported|rief an|ruft an|sagte|sagt|schrieb|schreibt|meinte|erzählte)\b", re.I)
 # Meeting or hearing from someone: a "she" after it may be either of the two.
 _MET = re.compile(r"\b(?:met|meets|meeting|called|calls|visited|visits|saw|sees|spoke|speaks|talked|"
                   r"talks|texted|texts|heard from|had (?:lunch|dinner|coffee|a call) with|traf|trifft|"
@@ -689,12 +696,23 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     # Children at school: "started at the Schule am Park" is no employer.
     if "school" in classes and not re.search(r"\b(?:teach\w*|unterricht\w*|job|stelle)\b", low):
         return "school", False, _class_value(low, "school") or value, frame
+    # "went freelance", "macht sich selbstständig": no employer but herself.
+    if re.search(r"\b(?:went|goes|gone|is now|became|has become|turned) (?:freelance|self-employed)\b|"
+                 r"\bselbstst(?:ä|a)ndig\b|\bfreiberuflich\b", low) and not c.owner_is_thing():
+        return "employer", False, ["freelance"], frame
+    # "got promoted to head of product": as what she works.
+    promoted = re.search(r"\b(?:promoted to|befördert zum|befördert zur)\s+(?:the |a |an )?(.+)$", low)
+    if promoted and not c.owner_is_thing():
+        return "occupation", False, [w for w in words(promoted.group(1)) if w not in STOP], frame
     if raw in ("joined", "joins", "join") or re.search(r"\b(?:joined|f(?:ä|a)ngt bei|angefangen bei|"
+                                                     r"bei \S+ angefangen|accepted (?:an|the|a) (?:job )?"
+                                                     r"(?:offer|job|position) (?:from|at)|"
                                                      r"f(?:ä|a)ngt .*\bbei \S+ an\b|fing .*\bbei \S+ an\b|"
                                                      r"employed by|hired by|angestellt bei|"
                                                      r"started at|starts at|starting at)\b", low):
         return "employer", False, _places(c.rest) or value, frame
-    if re.search(r"\b(?:left|quit|gekündigt|aufgehört bei)\b|\bhört\b[^.;]*\bbei \S+ auf\b", low) and \
+    if re.search(r"\b(?:left|quit|gekündigt|aufgehört bei|laid off|fired|let go|made redundant|"
+                 r"entlassen)\b|\bhört\b[^.;]*\bbei \S+ auf\b", low) and \
             _places(c.rest) and \
             not re.search(r"\b(?:team|group|project|band|club|course|chat|channel|committee|board|"
                           r"choir|class)\b", low):

@@ -103,7 +103,7 @@ for _cls, _members in {
     "school": "kindergarten|preschool|pre-school|nursery|primary school|secondary school|"
               "elementary school|middle school|high school|school|kita|grundschule|schule|"
               "gymnasium|realschule|university|college|uni|universität",
-    "diet": "vegetarian|vegan|pescatarian|vegetarier|vegetarierin|veganer|veganerin|"
+    "diet": "vegetarian|vegan|pescatarian|pescetarian|vegetarier|vegetarierin|veganer|veganerin|"
             "vegetarisch|omnivore|carnivore|flexitarian",
     "status": "single|married|engaged|divorced|widowed|separated|in a relationship|ledig|"
               "verheiratet|verlobt|geschieden|verwitwet|getrennt|vergeben",
@@ -152,7 +152,9 @@ NEG_PHRASES = re.compile(
     r"\bno longer\b|\bnot\b.*\b(?:anymore|any more|any longer)\b|\bn't\b.*\b(?:anymore|any more|"
     r"any longer)\b|\bnicht mehr\b|\bkein\w*\b.*\bmehr\b|\bgave up\b|\bgive up\b|\bbroke up\b|"
     r"\bstopped\b(?!\s+(?:by|at|in|over)\b)|\bquit\b|\bno more\b|\bsold\b|\baufgehört\b|"
-    r"\baufgegeben\b|\bverkauft\b|\bgekündigt\b|\bfinished\b|\bleft\b(?!\s+(?:by|at|in|for|to|from|on|early|late|home|work|"
+    r"\baufgegeben\b|\bverkauft\b|\bgekündigt\b|\bfinished\b|\blaid off\b|\b(?:was|got|been) fired\b|"
+    r"\b(?:was|been) let go\b|\bmade redundant\b|\bentlassen\b|"
+    r"\bleft\b(?!\s+(?:by|at|in|for|to|from|on|early|late|home|work|"
     r"school|town)\b)|\bex-", re.I)
 CHANGE = re.compile(
     r"\bnow\b|\bnew\b|\bnewly\b|\bswitched\b|\bswitch(?:es)? to\b|\bmoved\b|\bchanged\b|\bbecame\b|"

@@ -140,6 +140,12 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
         return True
     if same and newer.negated and GONE.search(newer.text) and not older.negated and not older.past:
         return True  # what was true of it stays history: "Mia's father was a teacher"
+    # "Pixel died last night" ends "Lena has a cat called Pixel": the one named is gone.
+    gone_names = {s for s in newer.subjects if "'" not in s and not s.startswith("@")
+                  and " " not in s} - older.subjects
+    if newer.negated and GONE.search(newer.text) and not older.negated and \
+            gone_names & {w.lower() for w in proper_names(older.text)}:
+        return True
     # "Lena's dentist appointment moved to 17 March" -> "Lena has a dentist appointment on 10 March".
     # "Der Zahnarzttermin wurde auf Freitag verschoben" -> "Lena hat am Donnerstag einen Zahnarzttermin".
     if newer.attribute == "when" and (_owns(newer.owner, older.subjects) or newer.owner is None) \
@@ -178,10 +184,12 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
                 return _frame_differs_in_slot(older.frame, newer.frame) and not newer.added
             return older.negated != newer.negated and (
                 set(older.value) == set(newer.value) or _overlap(set(older.value), set(newer.value)))
-        if newer.negated and not older.negated and newer.value and older.value and \
-                _NOT.search(newer.text) and not _overlap({stem(w) for w in older.value},
-                                                         {stem(w) for w in newer.value}):
-            return False  # "is not moving to Hamburg" leaves "lives in Berlin"
+        if newer.negated and not older.negated and newer.value and older.value and (
+                _NOT.search(newer.text) or older.attribute in _PLACES_HELD) and not _overlap(
+                {stem(w) for w in older.value}, {stem(w) for w in newer.value}):
+            # "is not moving to Hamburg" leaves "lives in Berlin"; "quit her weekend
+            # job at Café Rosa" leaves "works at Zalando" ("divorced" ends "married")
+            return False
         if older.negated != newer.negated:
             return True
         return older.value != newer.value and bool(newer.value)
@@ -343,6 +351,8 @@ _DATE = re.compile(r"\b\d{1,2}\.? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov
 
 # What one has one of at a time: a later start somewhere ends the earlier one.
 _ONE_AT_A_TIME = frozenset({"home", "employer", "workplace", "occupation", "status", "school"})
+# Where one lives, works, learns, as what: leaving one names which.
+_PLACES_HELD = frozenset({"home", "employer", "workplace", "occupation", "school"})
 
 
 def _moved_on(older: Claim, newer: Claim, days: tuple[date | None, date | None] | None) -> bool:

@@ -462,3 +462,33 @@ def test_a_replaced_write_pulls_in_no_line_on_a_guess(either: Memory) -> None:
     found = texts(either.search("ada", "Who is Priya's employer?", user="priya"))
     assert found and "practice nurse" in found[0], found
     assert "Great Manchester Run" not in " ".join(found[:1]), found
+
+
+def test_a_job_change_said_without_work_is_found_by_work(either: Memory) -> None:
+    """A seventh QA pass: "hat bei Roche gekündigt und fängt bei Novartis an"
+    holds no word of work, and "Where does Kathi work?" never found it."""
+    for n, change in enumerate(["Kathi hat bei Roche gekündigt und fängt am 1. April bei Novartis "
+                                "als Head of Product an.",
+                                "Kathi quit Roche and starts at Novartis on 1 April."]):
+        user = f"k{n}"
+        either.write("ada", "MEMORY.md", "Kathi works as a product manager at Roche in Basel.",
+                     user=user)
+        either.write("ada", "MEMORY.md", "Kathi's brother Tobias works as a sound engineer.",
+                     user=user)
+        either.write("ada", "MEMORY.md", "Kathi swims every Tuesday.", user=user)
+        either.write("ada", "MEMORY.md", change, user=user)
+        found = texts(either.search("ada", "Where does Kathi work?", user=user))
+        assert change in found[:3], found
+
+
+def test_another_persons_kind_is_not_the_users(either: Memory) -> None:
+    """A seventh QA pass: "What's Stefan's phone number?" came back with the
+    user's own new number, which names no one: the kind without the person."""
+    for line in ["Neue Handynummer: +41 78 555 12 34", "Kathi's husband is Stefan.",
+                 "Kathi and Stefan have two children.", "Kathi works at Novartis.",
+                 "Kathi swims every Tuesday."]:
+        either.write("ada", "MEMORY.md", line, user="kathi")
+    found = texts(either.search("ada", "What's Stefan's phone number?", user="kathi"))
+    assert "Neue Handynummer: +41 78 555 12 34" not in found[:1], found
+    found = texts(either.search("ada", "What's Kathi's phone number?", user="kathi"))
+    assert found[:1] == ["Neue Handynummer: +41 78 555 12 34"], found

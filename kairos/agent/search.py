@@ -82,7 +82,8 @@ CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\
 WORD = re.compile(r"\w+")
 # A line that says it replaces something: "new number", "now lives", "neue Adresse".
 CHANGED = re.compile(r"\b(?:new|now|changed|moved|switched|updated|neue[nrsm]?|neu|jetzt|nun|"
-                     r"inzwischen|geändert|umgezogen)\b", re.I)
+                     r"inzwischen|geändert|umgezogen|quit|left|joined|gekündigt|gewechselt|"
+                     r"fängt\b.*\ban|angefangen)\b", re.I)
 ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b")
 # Words that carry no meaning of their own in a query, dropped before
 # matching (unless nothing else is left).  English ones always — but not
@@ -224,8 +225,11 @@ class Search:
             # When the words found only the name, the kind's lines are the
             # only ones that hold what was asked: they count double, above
             # what meaning alone finds among the name's lines.
-            rankings.append((2.0 if not held else KINDS_WEIGHT,
-                             index.lexical(scope, kinds, DEPTH, prefix=False)))
+            of_kind = index.lexical(scope, kinds, DEPTH, prefix=False)
+            others = _other_people(query, index.lines(SearchScope(agent, user)))
+            if others:  # "Stefan's phone number": not the user's own number
+                of_kind = [d for d in of_kind if others & _words(d.text)]
+            rankings.append((2.0 if not held else KINDS_WEIGHT, of_kind))
         if AGE.search(query):  # "how old is Kabir?": the lines that give an age
             rankings.append((1.0, [d for d in by_words if AGE_GIVEN.search(d.text)]))
         mode, note = "lexical", None
@@ -390,6 +394,24 @@ def _telling(docs: list[Doc], words: Sequence[str]
     return kept, rare, True, demoted
 
 
+def _other_people(query: str, lines: Sequence[Doc]) -> frozenset[str]:
+    """The people whose things a query asks for who are not the user: its
+    capitalised possessives ("Stefan's phone number") that few of the pair's
+    lines hold — the user's own name is in most of them.  (Not any
+    capitalised word: "did Sam live in Oslo?" names a place.)"""
+    names = [m.group(1) for m in re.finditer(r"\b([A-ZÄÖÜ][\w-]+)(?:'s|’s|s'|')(?!\w)", query)
+             if m.group(1).casefold() not in STOP_EN | STOP_DE]  # "What's"
+    if not names:
+        return frozenset()
+    texts = [_words(d.text) for d in lines]
+    out = set()
+    for name in names:
+        stem = _stem(name.casefold())
+        if sum(stem in t for t in texts) <= max(1, len(texts) // 3):
+            out.add(stem)
+    return frozenset(out)
+
+
 def _named(word: str, texts: Iterable[str]) -> bool:
     """Whether a word is written as a name in the texts (capitalised where
     it stands, mostly): "Lena" is, "school" in four lines of five is not —
@@ -497,6 +519,8 @@ def _same_subject(old: frozenset[str], new: frozenset[str], topic: set[str],
         len(w) >= 5 and w not in common for w in old & new)
     if changed:
         asked -= {w for w in asked - new if _is_name(w, old_text)}
+        # "gekündigt … fängt bei Novartis an" is about work, though it says no "work"
+        asked -= {w for w in asked - new if new & {_stem(k) for k in related([w])}}
     if not asked <= new:  # "allergic to penicillin" is not updated by "allergic to cats"
         return False
     if changed:

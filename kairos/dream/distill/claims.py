@@ -27,6 +27,7 @@ from kairos.dream.distill.lexicon import (
     CLASSES,
     CLAUSE_BREAK,
     COPULA,
+    CORRECTION,
     DATED_PAST,
     ENDING,
     EVENT_NOUNS,
@@ -355,7 +356,7 @@ _HEDGED = re.compile(r"\b(?:thinking (?:about|of)|considering|consider|might|may
                      # doubts, however worded: "wonders whether to move", "is tempted to quit"
                      r"wonder(?:s|ed|ing)? (?:whether|if|about)|debat(?:e|es|ed|ing) (?:whether|about)|"
                      r"unsure|not sure|undecided|uncertain|toy(?:s|ed|ing)? with|talk(?:s|ed|ing)? about|"
-                     r"tempted|fantasi[sz](?:e|es|ed|ing)|daydream\w*|"
+                     r"tempted|fantasi[sz](?:e|es|ed|ing)|daydream\w*|would have|threaten(?:s|ed|ing)? to|"
                      r"weigh(?:s|ed|ing)? (?:up|whether|an? |the |her |his )|"
                      r"eventuell|möglicherweise|erwägt|spielt mit dem gedanken|träumt davon|unsicher|"
                      # what happens around a job or a move that is not the change:
@@ -410,9 +411,6 @@ def _claims(text: str, names: frozenset[str]) -> tuple[Claim, ...]:
 
 _SOLD_AND_BOUGHT = re.compile(r"\b(?:sold|verkauft)\b[^.;]*\b(?:bought|got|gekauft)\b[^.;]*"
                               r"\b(?:new|neue[nrsm]?)\b", re.I)
-CORRECTION = re.compile(r"\s*(?:correction|corrected|update|berichtigung|korrektur|richtig ist|"
-                         r"i got that wrong|that was wrong|i was wrong|my mistake|sorry)\s*[:,–—-]\s*",
-                         re.I)
 _FRONT_EN = re.compile(r"^\s*((?i:from|since|starting|as of)\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+)?"
                        r"[A-Z][a-z]+(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:\s+\d{4})?)\s*,?\s+(?=[A-Z])"
                        r"(.+?)([.!]?)\s*$")
@@ -505,7 +503,16 @@ _TOLD_BY = re.compile(r"\b(?:called|calls|rang|said|says|told|tells|wrote|writes
 # Meeting or hearing from someone: a "she" after it may be either of the two.
 _MET = re.compile(r"\b(?:met|meets|meeting|called|calls|visited|visits|saw|sees|spoke|speaks|talked|"
                   r"talks|texted|texts|heard from|had (?:lunch|dinner|coffee|a call) with|traf|trifft|"
-                  r"besuchte|besucht|telefonierte|sprach)\b[^.;]*?\b[A-ZÄÖÜ][a-zäöüß]+")
+                  r"besuchte|besucht|telefonierte|telefoniert|sprach|getroffen)\b[^.;]*?(?:\b[A-ZÄÖÜ][a-zäöüß]+|"
+                  r"\b(?:her|his|their|ihre[mnr]?|seine[mnr]?|mit) (?:\w+ )?(?:"
+                  + "|".join(sorted(PERSON_NOUNS, key=len, reverse=True)) + r"|in-laws|parents|eltern)\b)")
+
+
+_MET_DE = re.compile(r"\b(?:mit|bei) (?:ihre[mnr]?|seine[mnr]?|der|dem|den) (?:\w+ )?\w+\b[^.;]*\b"
+                     r"(?:telefoniert|gesprochen|getroffen|geredet|geschrieben|gewesen)\b|"
+                     r"\b(?:hat|hatte) (?:ihre[mnr]?|seine[mnr]?) (?:\w+ )?\w+ "
+                     r"(?:besucht|getroffen|angerufen)\b",
+                     re.I)
 
 
 def _referent(body: str, previous: _Clause | None, main: str | None, german: bool) -> str | None:
@@ -519,7 +526,8 @@ def _referent(body: str, previous: _Clause | None, main: str | None, german: boo
     others = sorted(s for s in previous.subjects if s not in ("@user", main))
     if first in ("they",) and others and main not in previous.subjects:
         return others[0]
-    if first in ("she", "he", "er") and _MET.search(previous.text):
+    if first in ("she", "he", "er", "sie", "they") and (_MET.search(previous.text)
+                                                        or _MET_DE.search(previous.text)):
         return "@someone"
     return main
 
@@ -698,7 +706,9 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
         return "school", False, _class_value(low, "school") or value, frame
     # "went freelance", "macht sich selbstständig": no employer but herself.
     if re.search(r"\b(?:went|goes|gone|is now|became|has become|turned) (?:freelance|self-employed)\b|"
-                 r"\bselbstst(?:ä|a)ndig\b|\bfreiberuflich\b", low) and not c.owner_is_thing():
+                 r"\bselbstst(?:ä|a)ndig\b|\bfreiberuflich\b", low) and not c.owner_is_thing() and \
+            not re.search(r"\bon the side\b|\bnebenbei\b|\bnebenberuflich\b|\bat weekends\b|"
+                          r"\bin (?:her|his) spare time\b", low):
         return "employer", False, ["freelance"], frame
     # "got promoted to head of product": as what she works.
     promoted = re.search(r"\b(?:promoted to|befördert zum|befördert zur)\s+(?:the |a |an )?(.+)$", low)

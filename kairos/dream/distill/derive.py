@@ -41,8 +41,7 @@ from typing import Any
 
 from kairos.domain.files import POINTER, pointer
 from kairos.dream.distill import facts, faithful, slots, when
-from kairos.dream.distill.claims import CORRECTION
-from kairos.dream.distill.lexicon import KEY_LINE
+from kairos.dream.distill.lexicon import CORRECTION, KEY_LINE
 
 ARCHIVE = "topics/archive.md"
 MAIN = ("USER.md", "MEMORY.md")
@@ -205,6 +204,11 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                 heads = [w[:6] for s_ in c.subjects for w in s_.split() if len(w) >= 4]
                 candidates.update(i for i in range(j) if any(
                     h in ordered[i].unit.text.lower() for h in heads))
+        if slots.gone(newer.unit.text):  # "Pixel died": the lines that name Pixel
+            named = {w for c in newer.claims for s_ in c.subjects for w in s_.split()
+                     if w.isalpha() and len(w) > 2}
+            candidates.update(i for i in range(j) if named & {
+                w.lower() for w in re.findall(r"[\w-]+", ordered[i].unit.text)})
         for c in newer.claims:
             for subject in c.subjects:
                 candidates.update(by_subject.get(subject, ()))

@@ -26,6 +26,7 @@ from datetime import date, datetime, timedelta, tzinfo
 from functools import lru_cache
 
 from kairos.dream.distill import when
+from kairos.dream.distill.lexicon import CORRECTION
 from kairos.dream.distill.words import NUMBER, STOP, spelling, stem, strip_accents, words
 
 # Narrow on purpose: a user's own wish ("IMPORTANT: Mia is allergic to nuts", "always
@@ -228,6 +229,9 @@ def supports(line: str, fact: str, *, written: datetime | None = None, now: date
     """Whether ``line`` still carries what ``fact`` (a source's text) says:
     most of the fact's content words and all of its numbers and names.
     Time words the rules resolve ("tomorrow", "next week") need not survive."""
+    marked = CORRECTION.match(fact)  # "Correction: …": the line keeps what is true, not the marker
+    if marked and marked.end() < len(fact):
+        fact = fact[marked.end():]
     absolute = fact
     if written is not None and now is not None and tz is not None and when.MAYBE_TIME.search(fact):
         absolute = when.resolve(fact, written, now, tz).absolute
@@ -254,7 +258,7 @@ _MONTHS_DAYS = frozenset(strip_accents(w.lower()) for w in when.MONTHS_EN + when
                          + when.WEEKDAYS_EN + when.WEEKDAYS_DE)
 _TIME_WORDS = re.compile(r"\b(?:tomorrow|today|tonight|yesterday|next|this|last|week|month|year|"
                          r"morgen|heute|übermorgen|gestern|vorgestern|nächste\w*|diese\w*|letzte\w*|"
-                         r"woche|monat|jahr)\b", re.I)
+                         r"woche|monat|monats|jahr|jahres|anfang|mitte|ende|end|night)\b", re.I)
 
 
 def _without_time(text: str) -> str:

@@ -150,7 +150,8 @@ NEG_WORDS = frozenset({"not", "no", "never", "nicht", "kein", "keine", "keinen",
                        "keiner", "nie", "niemals", "n't"})
 NEG_PHRASES = re.compile(
     r"\bno longer\b|\bnot\b.*\b(?:anymore|any more|any longer)\b|\bn't\b.*\b(?:anymore|any more|"
-    r"any longer)\b|\bnicht mehr\b|\bkein\w*\b.*\bmehr\b|\bgave up\b|\bgive up\b|\bbroke up\b|"
+    r"any longer)\b|\bnicht mehr\b|\bkein\w*\b.*\bmehr\b|\bgave up\b|\bgive up\b|\bgiven up\b|"
+    r"\bbroke up\b|"
     r"\bstopped\b(?!\s+(?:by|at|in|over)\b)|\bquit\b|\bno more\b|\bsold\b|\baufgehört\b|"
     r"\baufgegeben\b|\bverkauft\b|\bgekündigt\b|\bfinished\b|\blaid off\b|\b(?:was|got|been) fired\b|"
     r"\b(?:was|been) let go\b|\bmade redundant\b|\bentlassen\b|"
@@ -189,7 +190,8 @@ AUX_EN = frozenset({"is", "are", "am", "was", "were", "has", "have", "had", "doe
                     "will", "can", "would", "'s", "'re", "isn't", "doesn't", "don't", "didn't",
                     "wasn't", "hasn't", "won't"})
 # Verbs that end what they govern: "quit smoking", "left Siemens", "sold her Golf".
-ENDING = re.compile(r"\b(?:gave up|give up|gives up|stopped|stops|quit|quits|quitting|finished|broke up|"
+ENDING = re.compile(r"\b(?:gave up|give up|gives up|given up|stopped|stops|quit|quits|quitting|finished|"
+                    r"broke up|"
                     r"left|sold|"
                     r"divorced|split up with|separated from|dumped|gave up on|give up on|gives up on|"
                     r"hört\b[^.;,]{0,40}?\bauf(?=\s*(?:[.!;,]|$|und\b))|"
@@ -248,3 +250,11 @@ DURABLE_ATTRIBUTES = frozenset({
     "possession", "like", "dislike", "preference", "education", "uses", "uses-for", "car", "kind",
     "key", "qty", "favorite", "switched", "adj", "isa", "size",
 })
+
+# How a note says it corrects an earlier one ("Correction:", "Sorry, I mixed that up:").
+CORRECTION = re.compile(r"\s*(?:(?:actually|sorry|oops),?\s*)?"
+                         r"(?:correction|corrected|update|berichtigung|korrektur|richtig ist|"
+                         r"i got that wrong|that was wrong|i was wrong|my mistake|sorry|i misspoke|"
+                         r"i mixed (?:that|it|them) up|i wrote that wrong(?: earlier)?|i meant to say|"
+                         r"ich habe mich vertan|ich hab mich vertan|ich habe mich verschrieben|"
+                         r"das war falsch)\s*[:,–—-]\s*", re.I)

@@ -135,16 +135,17 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
     owned = _owns(older.owner, newer.subjects)
     # "Mia's cat Luna died" ends "Mia has a cat called Luna" and "Mia's cat is a tabby".
     if newer.negated and _owns(newer.owner, older.subjects) and \
-            GONE.search(newer.text) and _overlap(newer.negates, older.content | frozenset(
-                stem(w) for w in older.value)):
+            gone(newer.text) and _overlap(newer.negates, older.content | frozenset(
+                stem(w) for w in older.value)) and not _other_thing_named(older, newer):
         return True
-    if same and newer.negated and GONE.search(newer.text) and not older.negated and not older.past:
+    if same and newer.negated and gone(newer.text) and not older.negated and not older.past:
         return True  # what was true of it stays history: "Mia's father was a teacher"
     # "Pixel died last night" ends "Lena has a cat called Pixel": the one named is gone.
     gone_names = {s for s in newer.subjects if "'" not in s and not s.startswith("@")
                   and " " not in s} - older.subjects
-    if newer.negated and GONE.search(newer.text) and not older.negated and \
-            gone_names & {w.lower() for w in proper_names(older.text)}:
+    if newer.negated and gone(newer.text) and not older.negated and \
+            gone_names & {w.lower() for w in proper_names(older.text)} and \
+            not _other_thing_named(older, newer):
         return True
     # "Lena's dentist appointment moved to 17 March" -> "Lena has a dentist appointment on 10 March".
     # "Der Zahnarzttermin wurde auf Freitag verschoben" -> "Lena hat am Donnerstag einen Zahnarzttermin".
@@ -173,9 +174,9 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
     o_all = older.content | frozenset(older.value) | frozenset(stem(w) for w in older.value)
     n_obj = newer.content - {newer.verb}
     n_neg = (newer.negates or newer.content) - {newer.verb}
-    if newer.negated and not older.negated and _ONE_OFF.search(newer.text) and \
-            not _ENDS_FOR_GOOD.search(newer.text):
-        return False  # "didn't play the piano today": an exception, not the end of it
+    if newer.negated and not older.negated and (_PAUSE.search(newer.text) or (
+            _ONE_OFF.search(newer.text) and not _ENDS_FOR_GOOD.search(newer.text))):
+        return False  # "didn't play the piano today", "stopped running for two weeks": a pause
     if same and older.attribute and older.attribute == newer.attribute:
         if older.many:
             if older.attribute in ("preference",) or older.attribute.startswith("key:"):
@@ -273,8 +274,13 @@ _WORK = re.compile(r"\b(?:for work|work|business|office|job|dienstlich\w*|berufl
                    re.I)
 _PRIVATE = re.compile(r"\b(?:private|personal|privat\w*|persönlich\w*|home)\b", re.I)
 # A restriction of a habit to a time: "after 2pm", "at night", "on weekdays".
+# A pause said with its end, whatever the verb: "stopped running for two weeks".
+_PAUSE = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|\d+|a few|several|the next|a couple of) "
+                    r"(?:days?|weeks?|months?)\b|\bfor lent\b|\bthis (?:winter|summer|spring|autumn|fall)\b|"
+                    r"\bvorerst\b|\bvorübergehend\b|\bbis (?:\w+ ){0,4}(?:verheilt|vorbei|besser)\b|"
+                    r"\buntil (?:\w+ ){0,4}(?:heals|healed|is better|gets better)\b", re.I)
 _ONE_OFF = re.compile(
-    r"\b(?:today|tonight|yesterday|this (?:morning|afternoon|evening|week|weekend)|last night|"
+    r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening|week|weekend)|last night|"
     r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|on \d{1,2}(?:st|nd|rd|th)? \w+|"
     r"on the \d{1,2}|in the week of|for (?:a|an|one|two|three|four|five|six|seven|eight|\d+|a few|"
     r"several|the next) (?:days?|weeks?|months?)|heute|gestern|diese woche|am \d{1,2}\.|"
@@ -376,6 +382,23 @@ def _first_day(text: str) -> date | None:
 
 
 _ANY_DAY = date(2000, 1, 1)  # absolute days resolve alike against any day
+
+
+def _other_thing_named(older: Claim, newer: Claim) -> bool:
+    """Whether what is gone only shares a name with what the older line
+    has: "Lena's Google Pixel died" is no cat called Pixel."""
+    known = older.content | frozenset(stem(w) for w in older.value)
+    names = {stem(w.lower()) for w in proper_names(older.text) | proper_names(newer.text)}
+    shared, extra = newer.negates & known, newer.negates - known
+    return bool(shared) and shared <= names and bool(extra)
+
+
+def gone(text: str) -> bool:
+    """Whether a line says its subject is gone ("Pixel died", "ist gestorben"),
+    not that it nearly went ("Pixel nearly died but is fine now")."""
+    m = GONE.search(text)
+    return m is not None and not re.search(r"\b(?:nearly|almost|fast|beinahe|beinah)\s+$",
+                                          text[:m.start()], re.I)
 
 
 def _dates(claim: Claim) -> frozenset[str]:

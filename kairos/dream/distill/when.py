@@ -87,20 +87,28 @@ BORN_BEFORE = re.compile(r"(?<!\bbe )(?<!\bto be )\bborn(?: on)?\s*$", re.I)
 BORN_AFTER = re.compile(r"\s*geboren\b(?!\s+werden)", re.I)
 # Undated but time-bound: true now, not for good.
 CURRENTLY = re.compile(r"\b(?:currently|at the moment|right now|for now|these days|temporarily"
-                       r"|zurzeit|derzeit|gerade|momentan|im Moment|vorübergehend"
-                       # states that pass by nature: a cold, a stay, feeling better
-                       r"|has (?:a |the )?(?:cold|flu|fever|covid|migraine|sore throat)"
-                       r"|is (?:sick|ill|unwell)"
-                       r"|off sick|on sick leave|in hospital|im Krankenhaus|erkältet|krankgeschrieben"
-                       r"|hat (?:eine )?(?:Grippe|Erkältung)|hat Fieber|is recovering|is on antibiotics"
-                       r"|for the week|is staying with|(?:is )?feel(?:s|ing) (?:better|worse|unwell|sick))\b",
-                       re.I)
+                       r"|zurzeit|derzeit|gerade|momentan|im Moment|vorübergehend)\b", re.I)
+# States that pass by nature: a cold, a stay in hospital, feeling better — but not
+# "works in a hospital", "a cold shower", nor "when she is ill" (a habit's condition).
+PASSING = re.compile(
+    r"\b(?:has (?:a |the )?(?:cold|flu|fever|covid|migraine|sore throat)\b(?!\s+(?:shower|bath|drink|"
+    r"brew|plunge|water|coffee|tea|beer|one|sore))|is (?:sick|ill|unwell)\b|off sick|on sick leave|"
+    r"(?:is|was|liegt|ist) (?:still |noch )?(?:in (?:the )?hospital|im Krankenhaus)|erkältet|"
+    r"krankgeschrieben|hat (?:eine )?(?:Grippe|Erkältung)|hat Fieber|is recovering|is on antibiotics|"
+    r"for the week|is staying with|(?:is )?feel(?:s|ing) (?:better|worse|unwell|sick))", re.I)
+_CONDITION = re.compile(r"\b(?:when|whenever|if|unless|wenn|falls|sobald)\b[^.;]*$", re.I)
+
+
+def passing(text: str) -> bool:
+    """Whether a line speaks of a state that passes by nature (:data:`PASSING`)."""
+    m = PASSING.search(text)
+    return m is not None and not _CONDITION.search(text, 0, m.start())
 
 
 # A date after these words is where something was moved to: ahead, whatever the tense.
-TARGET = re.compile(r"\b(?:moved|postponed|pushed|rescheduled|changed|delayed|brought forward|"
-                    r"verschoben|verlegt|geändert)(?: back)? (?:to|until|till|auf|nach)\s*(?:on |am )?$",
-                    re.I)
+TARGET = re.compile(r"\b(?:moved|postponed|pushed|rescheduled|changed|delayed|brought forward|put off|"
+                    r"verschoben|verlegt|geändert)(?: back)?(?: (?!to\b|until\b)[^.;,]{1,40}?)? "
+                    r"(?:to|until|till|auf|nach)\s*(?:on |am |the )?$", re.I)
 
 
 # Quoted titles keep their words: 'Tomorrow, and Tomorrow, and Tomorrow' names no day.
@@ -261,6 +269,7 @@ def _day(m: re.Match[str], d: date, lang: str, *, relative: bool = True, part: s
     return Mention(m.start(), m.end(), d, d, "day", relative, lang, words if relative else "")
 
 
+_OWN_PREP = frozenset({"from", "since", "until", "till", "by", "to", "for", "ab", "seit", "bis", "für"})
 # "auf nächste Woche verschoben": "auf die Woche vom …", not "auf in der Woche vom …".
 _DE_WEEK_AFTER = {"auf": "die", "für": "die", "bis": "zur", "ab": "der", "seit": "der"}
 
@@ -278,6 +287,8 @@ def _week(m: re.Match[str], monday: date, lang: str) -> Mention:
 
 def _month(m: re.Match[str], year: int, month: int, lang: str, *, prep: str | None = None) -> Mention:
     p = prep if prep is not None else ("im" if lang == "de" else "in")
+    if prep is None and m.string[:m.start()].rstrip().lower().rsplit(" ", 1)[-1] in _OWN_PREP:
+        p = ""  # "from next month": "from February 2026", not "from in February 2026"
     words = f"{p} {fmt_month(year, month, lang)}".strip()
     return Mention(m.start(), m.end(), date(year, month, 1), _end_of_month(year, month), "month",
                    True, lang, words)
@@ -346,8 +357,8 @@ def _end_of(m: re.Match[str], d: date, past: bool) -> Mention:
     return _end_of_unit(m, d, m.group(1), m.group(2).lower(), m.group(3).lower(), "en")
 
 
-@R.add(r"\b((?:bis )?Ende) (?:des |der )?(diese[sr]?|nächste[nr]?|kommende[nr]?|letzte[nr]?)?"
-       r" ?(Monats|Woche|Jahres)\b")
+@R.add(r"\b((?:bis )?(?:Anfang|Mitte|Ende)) (?:des |der )?(diese[sr]?|nächste[nr]?|kommende[nr]?|"
+       r"letzte[nr]?)? ?(Monats|Woche|Jahres)\b")
 def _ende(m: re.Match[str], d: date, past: bool) -> Mention:
     which = (m.group(2) or "").lower()
     n = "next" if which.startswith(("nächst", "kommend")) else "last" if which.startswith(
@@ -369,6 +380,11 @@ def _ereyesterday(m: re.Match[str], d: date, past: bool) -> Mention:
 @R.add(r"\btomorrow\b" + _PART_EN, re.I)
 def _tomorrow(m: re.Match[str], d: date, past: bool) -> Mention:
     return _day(m, d + timedelta(days=1), "en", part=m.group(1))
+
+
+@R.add(r"\blast night\b", re.I)
+def _last_night(m: re.Match[str], d: date, past: bool) -> Mention:
+    return _day(m, d - timedelta(days=1), "en", part="night")
 
 
 @R.add(r"\byesterday\b" + _PART_EN, re.I)
@@ -714,14 +730,14 @@ def resolve_days(text: str, day: date, today: date) -> Timed:
 def _timeless(text: str) -> Timed:
     """A line that names no time reads the same whenever it was written."""
     return Timed(text, text, (), False, clause_past(text, 0, len(text), "de" if is_german(text) else "en"),
-                 CURRENTLY.search(text) is not None, None, False, frozenset())
+                 CURRENTLY.search(text) is not None or passing(text), None, False, frozenset())
 
 
 @lru_cache(maxsize=65536)
 def _resolve_days(text: str, day: date, today: date) -> Timed:
     annual = ANNUAL.search(text) is not None
     recurring = annual or RECURRING.search(text) is not None
-    currently = CURRENTLY.search(text) is not None
+    currently = CURRENTLY.search(text) is not None or passing(text)
     if recurring:
         return Timed(text, text, (), True, False, currently, None, False, frozenset())
     mentions = find(text, day)

@@ -641,3 +641,34 @@ def test_a_rollback_to_a_version_that_held_a_retracted_line_leaves_it_out(mem: M
         mem.dreams.approve(mem.dreams.dream("ada", "sam", force=True).dream_id, "alice")
         mem.dreams.rollback("ada", "sam", "MEMORY.md", 1, reason="back to the first")
     assert "Stadtlauf" not in memory_of(mem) and "Sam likes tea." in memory_of(mem)
+
+
+def test_a_line_merged_from_a_retracted_write_goes_with_it(mem: Memory, home: Path) -> None:
+    """An eighth QA pass: a dream merged "allergic to birch pollen" into "…
+    and penicillin" (one line citing both writes); retracting the fuller
+    write kept the line, penicillin and all, until someone approved the next
+    dream.  A line citing a retracted write goes; the next dream says again
+    what the other write says."""
+    with freeze_time("2026-06-01T09:00:00Z"):
+        mem.write("ada", "MEMORY.md", "Sam is allergic to birch pollen.", user="sam")
+    with freeze_time("2026-06-02T09:00:00Z"):
+        fuller = mem.write("ada", "MEMORY.md", "Sam is allergic to birch pollen and penicillin.",
+                           user="sam")
+    with freeze_time("2026-06-03T09:00:00Z"):
+        outcome = mem.dreams.dream("ada", "sam", force=True)
+        if outcome.dream_id:
+            mem.dreams.approve(outcome.dream_id, "alice")
+    cites = [seg for seg in mem.read("ada", "MEMORY.md", user="sam").content.splitlines()
+             if "penicillin" in seg]
+    assert cites, "the dream should keep the penicillin line"
+    with freeze_time("2026-06-04T09:00:00Z"):
+        mem.retract("ada", "MEMORY.md", [fuller.event_id], user="sam", reason="not penicillin")
+    mem.flush()
+    assert "penicillin" not in (mem.read("ada", "MEMORY.md", user="sam").content or "")
+    assert not [h for h in mem.search("ada", "penicillin", user="sam").hits]
+    with freeze_time("2026-06-05T09:00:00Z"):
+        outcome = mem.dreams.dream("ada", "sam", force=True)
+        if outcome.dream_id:
+            mem.dreams.approve(outcome.dream_id, "alice")
+    content = mem.read("ada", "MEMORY.md", user="sam").content or ""
+    assert "birch pollen" in content and "penicillin" not in content

@@ -492,3 +492,19 @@ def test_another_persons_kind_is_not_the_users(either: Memory) -> None:
     assert "Neue Handynummer: +41 78 555 12 34" not in found[:1], found
     found = texts(either.search("ada", "What's Kathi's phone number?", user="kathi"))
     assert found[:1] == ["Neue Handynummer: +41 78 555 12 34"], found
+
+
+def test_a_topic_file_named_like_the_user_floods_nothing(either: Memory) -> None:
+    """An eighth QA pass: with topics/kathi.md, every line of it took a top
+    place for any question naming Kathi, and the answer dropped out."""
+    either.write("ada", "USER.md", "Kathi Huber, lives in Riehen near Basel.", user="kathi")
+    either.write("ada", "MEMORY.md", "Kathi's mobile: +41 78 555 12 34.", user="kathi")
+    either.write("ada", "MEMORY.md", "Kathi's birthday is on 14 October.", user="kathi")
+    for text in ["Prefers short answers without emojis.", "Reads crime novels before bed.",
+                 "Plays the cello in an amateur orchestra.", "Has a standing desk at home.",
+                 "Volunteers at the Basel food bank.", "Saves for a trip to Japan in 2027."]:
+        either.write("ada", "topics/kathi.md", text, user="kathi")
+    found = texts(either.search("ada", "What's Kathi's phone number?", user="kathi"))
+    assert "Kathi's mobile: +41 78 555 12 34." in found[:2], found
+    found = texts(either.search("ada", "When is Kathi's birthday?", user="kathi"))
+    assert found[:1] == ["Kathi's birthday is on 14 October."], found

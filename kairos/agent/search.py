@@ -67,6 +67,8 @@ from kairos.ports import (
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (k + rank)
 KINDS_WEIGHT = 0.3  # the kind-of-fact ranking counts less: it must not outvote the query's own words
+TOPIC_WHEN_FEWER = 5  # a named topic file's lines join when the rankings found fewer texts
+TOPIC_LINES = 5  # and at most this many of them, newest first
 PULLED = 10  # the best results whose replacement is looked for when the search missed it
 COMPANION_WEIGHT = 0.5  # the substring companion beside what the words found
 AGE = re.compile(r"\bhow old\b|\bage\b|\bwie alt\b|\balter\b", re.I)
@@ -290,10 +292,19 @@ class Search:
         # 7:15" in topics/lisbon.md is about Lisbon): a line of a file the
         # query names gains what a kind's first line would.
         asked = {_stem(w) for w in words}
-        for doc in lines:  # a topic file the query names: its lines are candidates
-            if doc.file and doc.file.startswith("topics/") and _names_topic(doc.file, asked) and (
-                    scope.file in (None, doc.file)) and (
-                    scope.since is None or doc.recorded_at >= scope.since):
+        # A topic file the query names has its lines among the candidates when
+        # the rankings found little ("films", "Which films has she seen?") —
+        # not otherwise: topics/work.md must not flood "Where does Kathi work?".
+        if len(best) < TOPIC_WHEN_FEWER:
+            # not by the user's name (topics/kathi.md for "What's Kathi's number?"):
+            # a word most of the pair's lines hold names no topic
+            held_by = Counter(w for d in lines for w in _words(d.text))
+            topical = {w for w in asked if held_by[w] <= max(2, len(lines) // 3)
+                       and w != _stem((scope.user or "").casefold())}
+            named = [doc for doc in lines if doc.file and doc.file.startswith("topics/")
+                     and _names_topic(doc.file, topical) and scope.file in (None, doc.file)
+                     and (scope.since is None or doc.recorded_at >= scope.since)]
+            for doc in sorted(named, key=lambda d: -d.position)[:TOPIC_LINES]:
                 best.setdefault(text_key(doc.text), doc)
                 scores.setdefault(text_key(doc.text), 0.0)
         for key, doc in best.items():

@@ -5,9 +5,10 @@ append adds one, a replace sets the file to one, a retraction removes the
 segments of the events it names (it withdraws what those events added; it
 does not bring back what a retracted replace had replaced).  A distilled
 segment, published by a dream, is ``[line_id, text, [source event ids]]``; a
-retraction takes its ids out of the sources, and the line goes when none is
-left.  A dream approval or a rollback sets a file to the segments it carries.  The file's text
-is its segments joined by newlines, with a final newline.  The same events
+retraction removes every line that cites one of its ids (the line's words may
+be the retracted write's).  A dream approval or a rollback sets a file to the
+segments it carries.  The file's text is its segments joined by newlines, with
+a final newline.  The same events
 always give byte-identical text, so a rebuild can be compared byte for byte.
 
 These functions do no I/O and know nothing of stores: the write side uses
@@ -92,15 +93,19 @@ def apply_to_file(segments: Segments, event: Foldable, name: str) -> Segments:
 
 
 def retract(segments: Segments, gone: set[str]) -> Segments:
+    """The segments without what the retracted events said: their raw
+    segments, and every distilled line citing one of them.  A line is not
+    kept on its other sources: its words may be the retracted write's (a
+    dream merged "allergic to birch pollen" into "… and penicillin"), and
+    retracted text must never reach a model.  The other sources stay in the
+    history, and the next dream says again what they say."""
     kept: Segments = []
     for seg in segments:
         if len(seg) == 2:
             if seg[0] not in gone:
                 kept.append(seg)
-            continue
-        sources = [s for s in seg[2] if s not in gone]
-        if sources:
-            kept.append([seg[0], seg[1], sources])
+        elif gone.isdisjoint(seg[2]):
+            kept.append(seg)
     return kept
 
 

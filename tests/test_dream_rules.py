@@ -1056,6 +1056,12 @@ EIGHTH_NOT_A_CHANGE = [
     ("Lena lives in Berlin.", "Lena would have moved to Hamburg if she had got the job."),
     ("Lena works at Zalando.", "Lena threatened to quit Zalando over the reorg."),
     ("Lena works at Zalando.", "Lena went freelance on the side, translating at weekends."),
+    # a trial, a negation of something else, a delay of hours
+    ("Lena is vegetarian.", "Lena is trying a vegan diet for January."),
+    ("Lena is allergic to penicillin.", "Lena isn't allergic to nuts, only to penicillin."),
+    ("Lena is flying to Lisbon on 12 February.", "Lena's flight to Lisbon was delayed by two hours."),
+    ("Lena prefers window seats.", "Lena prefers tea."),
+    ("Lena's GP is Dr. Weber.", "Lena's dentist is Dr. Holm."),
 ]
 
 EIGHTH_STILL_A_CHANGE = [
@@ -1068,6 +1074,11 @@ EIGHTH_STILL_A_CHANGE = [
     ("Lena wohnt in Berlin.", "Lena zog nach Hamburg."),
     ("Lena's birthday is on 14 March.", "Correction: Lena's birthday is on 15 March, not 14 March."),
     ("Lena wohnt in Berlin.", "Korrektur: Lena wohnt in Potsdam."),
+    # one person said another way; a role written as an acronym; a preference corrected
+    ("Lena's sister Anna lives in Bonn.", "Anna, Lena's sister, moved to Munich."),
+    ("Lena's sister Anna lives in Bonn.", "Anna (Lena's sister) moved to Munich."),
+    ("Lena's GP is Dr. Weber.", "Lena's new GP is Dr. Yilmaz."),
+    ("Lena prefers coffee.", "Actually, Lena prefers tea."),
 ]
 
 

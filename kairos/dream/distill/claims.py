@@ -210,6 +210,11 @@ def _parse_clause(text: str, german: bool, main: str | None) -> _Clause | None:
             head.append(low)  # "bike number 3", "room 12": the number names which one
             i += 1
             continue
+        if tok.isupper() and len(tok) > 1 and low in ATTRIBUTE_NOUNS and context == "possessive":
+            head.append(low)  # "Lena's GP": a head noun, not a name
+            context = "head"
+            i += 1
+            continue
         if tok[0].isupper() or NUMBER_TOKEN.match(tok):
             if head and not german:
                 subjects.add(_norm_subject(tok))  # an apposition: "sister Anna"
@@ -365,7 +370,7 @@ _HEDGED = re.compile(r"\b(?:thinking (?:about|of)|considering|consider|might|may
                      r"jok(?:e|es|ed|ing)|"
                      r"help(?:s|ed|ing)? (?!(?:her|him|them)self)\w+ (?:to )?(?:move|pack|settle)|"
                      r"turn(?:s|ed|ing)? down|declin(?:e|es|ed|ing)|refus(?:e|es|ed|ing) to|"
-                     r"bewirbt|beworben|abgelehnt)\b",
+                     r"bewirbt|beworben|abgelehnt|tr(?:y|ies|ying) out|is trying (?!to\b)|probiert)\b",
                      re.I)
 _NAMED = re.compile(r"\b(?:called|named|namens|hei(?:ß|ss)t)\s+([\w-]+)")
 
@@ -439,6 +444,8 @@ _NOT_TAIL = re.compile(r",\s*(?:not|nicht)\s+[^,;:]{1,40}?[.!]?\s*$", re.I)
 def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
     aliases = {n.lower() for n in names}
     text = _fronted(text)
+    # "Anna, Lena's sister, moved …", "Anna (Lena's sister) moved …": "Lena's sister Anna moved …"
+    text = _APPOSITION.sub(lambda m: f"{m.group(2)} {m.group(1)} ", text)
     # A quoted title is one name: 'Leave No Trace' negates nothing.
     text = QUOTED.sub(lambda m: " " + "_".join(words(m.group(0))) + " ", text)
     german = is_german(text)
@@ -498,6 +505,7 @@ def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
     return out
 
 
+_APPOSITION = re.compile(r"^([A-ZÄÖÜ][\w-]+)(?:, | \()([A-ZÄÖÜ][\w-]*(?:'s|s'|’s) [a-z][\w-]*)(?:, |\) )")
 _TOLD_BY = re.compile(r"\b(?:called|calls|rang|said|says|told|tells|wrote|writes|texted|texts|mentioned|"
                       r"reported|rief an|ruft an|sagte|sagt|schrieb|schreibt|meinte|erzählte)\b", re.I)
 # Meeting or hearing from someone: a "she" after it may be either of the two.
@@ -572,7 +580,11 @@ def _claim(c: _Clause, piece: str, line: str, german: bool) -> Claim:
     change = bool(CHANGE.search(_NEW_PLACE.sub("", piece)))  # "New York" says nothing new
     again = bool(AGAIN.search(low))
     added = bool(ADDED.search(low))
-    value = _value_tokens(c.rest)
+    rest_tokens = c.rest
+    if negated:  # "isn't allergic to nuts, only to penicillin": the negation is of the nuts
+        cut = next((k for k, w in enumerate(rest_tokens) if w.lower() in _BUT_ONLY), None)
+        rest_tokens = rest_tokens[:cut] if cut else rest_tokens
+    value = _value_tokens(rest_tokens)
     verb_stems = {stem(w) for w in [raw, *rest_low] if (w in EN_VERB_FORMS and not german)} | {verb}
     content = frozenset({stem(w) for w in value} | verb_stems) - {"be", "have", "sein", "hab", "do"}
     # What a negation negates: after "quit", "left", "sold", "finished" … only its direct
@@ -932,6 +944,7 @@ _LEFT_SOMEWHERE = re.compile(r"\bleft\s+(?!work|school|home)(?!(?:\S+\s+)?(?:job
 _DETERMINED = re.compile(r"\b(?:her|his|their|my|the|den|die|das|dem|seinen|ihren|seine|ihre)\s*$")
 
 
+_BUT_ONLY = frozenset({"only", "just", "but", "nur", "sondern", "except", "außer"})
 _LIGHT_GERUNDS = frozenset({"going", "doing", "having", "getting", "taking", "making"})
 
 

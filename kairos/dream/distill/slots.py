@@ -115,11 +115,12 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
     # "postponed the Lisbon trip to March" moves "is flying to Lisbon on 12 February":
     # the plan is the newer line now, and the old day never comes.
     if _POSTPONED.search(newer.text) and not _POSTPONED.search(older.text) and \
-            _calls_off(older, newer):
+            not _DELAY_OF_HOURS.search(newer.text) and _calls_off(older, newer):
         return True
     if newer.hedged and not newer.wrong:  # "wonders whether to move": nothing changed yet
         return False
-    if _POSTPONED.search(newer.text) and newer.attribute != "when":
+    if _POSTPONED.search(newer.text) and newer.attribute != "when" or _DELAY_OF_HOURS.search(
+            newer.text) and _POSTPONED.search(newer.text):
         return False  # "postponed her move to Hamburg": she lives where she lived
     # One for work, one private: "uses an iPhone for work" / "a Pixel for her private phone".
     purposes = _purpose(older.text), _purpose(newer.text)
@@ -182,6 +183,8 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
             if older.attribute in ("preference",) or older.attribute.startswith("key:"):
                 if older.negated != newer.negated and set(older.frame) == set(newer.frame):
                     return True
+                if newer.change and older.classes & newer.classes and not newer.added:
+                    return True  # "Actually, Lena prefers tea" after "prefers coffee"
                 return _frame_differs_in_slot(older.frame, newer.frame) and not newer.added
             return older.negated != newer.negated and (
                 set(older.value) == set(newer.value) or _overlap(set(older.value), set(newer.value)))
@@ -303,6 +306,7 @@ _CANCELLED = re.compile(r"\b(?:cancel(?:l?ed|s|ling)?|called off|calls off|fell 
 _CANCEL_STEMS = frozenset("cancel cancell call off fell through abgesagt sag ab fäll aus storn".split())
 _POSTPONED = re.compile(r"\b(?:postpone[sd]?|postponing|pushed back|push(?:es|ing)? back|delayed|"
                         r"rescheduled|put off|verschoben|verlegt|vertagt)\b", re.I)
+_DELAY_OF_HOURS = re.compile(r"\b(?:by|um) (?:\w+ )?(?:minutes?|hours?|minuten|stunden)\b", re.I)
 _NOT = re.compile(r"\b(?:not|never|nicht|nie|kein\w*)\b|n't\b", re.I)
 _JOB_PLAN = re.compile(r"\b(?:offer|job|position|role|contract|start|angebot|stelle|vertrag)\b", re.I)
 _MOVE_PLAN = re.compile(r"\b(?:move|moving|relocation|umzug|umziehen)\b", re.I)

@@ -497,12 +497,16 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
     # are not about one thing.
     counts = Counter(w for found in stems for w in found)
     common = {w for w, n in counts.items() if n > max(2, len(top) // COMMON)}
+    # The asked kind's words, in both languages ("mobile", "Handynummer"): a line
+    # that says it is new and one of the old line's kind are about one thing.
+    kin = frozenset(_stem(k) for k in related(list(words))) - common
     for j in range(1, len(top)):
         new, new_stems = top[j][0], stems[j]
         for i in range(j):
             old = top[i][0]
             if (old.file == new.file and new.position > old.position and new_stems
-                    and _same_subject(stems[i], new_stems, topic, old.text, new.text, common)):
+                    and (_same_subject(stems[i], new_stems, topic, old.text, new.text, common)
+                         or bool(CHANGED.search(new.text) and stems[i] & kin and new_stems & kin))):
                 moved, moved_stems = top.pop(j), stems.pop(j)
                 top.insert(i, (moved[0], top[i][1]))
                 stems.insert(i, moved_stems)

@@ -46,7 +46,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from kairos.agent.synonyms import forms, idioms, related
+from kairos.agent.synonyms import RELATIONS, forms, idioms, related
 from kairos.domain.files import POINTER, check_scope, file_spec
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
@@ -67,8 +67,8 @@ from kairos.ports import (
 
 RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al.): 1 / (k + rank)
 KINDS_WEIGHT = 0.3  # the kind-of-fact ranking counts less: it must not outvote the query's own words
-TOPIC_WHEN_FEWER = 5  # a named topic file's lines join when the rankings found fewer texts
-TOPIC_LINES = 5  # and at most this many of them, newest first
+OTHER_PERSON_WEIGHT = 0.2  # a line about the user's mother, for a question about the user
+TOPIC_LINES = 3  # a named topic file's lines that join the candidates, newest first
 PULLED = 10  # the best results whose replacement is looked for when the search missed it
 COMPANION_WEIGHT = 0.5  # the substring companion beside what the words found
 AGE = re.compile(r"\bhow old\b|\bage\b|\bwie alt\b|\balter\b", re.I)
@@ -228,7 +228,8 @@ class Search:
             # only ones that hold what was asked: they count double, above
             # what meaning alone finds among the name's lines.
             of_kind = index.lexical(scope, kinds, DEPTH, prefix=False)
-            others = _other_people(query, index.lines(SearchScope(agent, user)))
+            others = _other_people(query, index.lines(SearchScope(agent, user))) - {
+                _stem((user or "").casefold())}  # "Lena's number" asked of the pair lena
             if others:  # "Stefan's phone number": not the user's own number
                 of_kind = [d for d in of_kind if others & _words(d.text)]
             rankings.append((2.0 if not held else KINDS_WEIGHT, of_kind))
@@ -295,22 +296,33 @@ class Search:
         # A topic file the query names has its lines among the candidates when
         # the rankings found little ("films", "Which films has she seen?") —
         # not otherwise: topics/work.md must not flood "Where does Kathi work?".
-        if len(best) < TOPIC_WHEN_FEWER:
-            # not by the user's name (topics/kathi.md for "What's Kathi's number?"):
-            # a word most of the pair's lines hold names no topic
-            held_by = Counter(w for d in lines for w in _words(d.text))
-            topical = {w for w in asked if held_by[w] <= max(2, len(lines) // 3)
-                       and w != _stem((scope.user or "").casefold())}
-            named = [doc for doc in lines if doc.file and doc.file.startswith("topics/")
-                     and _names_topic(doc.file, topical) and scope.file in (None, doc.file)
-                     and (scope.since is None or doc.recorded_at >= scope.since)]
-            for doc in sorted(named, key=lambda d: -d.position)[:TOPIC_LINES]:
-                best.setdefault(text_key(doc.text), doc)
-                scores.setdefault(text_key(doc.text), 0.0)
+        # Never by the user's own name (topics/kathi.md for "What's Kathi's
+        # number?"), and at most TOPIC_LINES of the file, newest first.
+        topical = asked - {_stem((scope.user or "").casefold())}
+        named = [doc for doc in lines if doc.file and doc.file.startswith("topics/")
+                 and _names_topic(doc.file, topical) and scope.file in (None, doc.file)
+                 and (scope.since is None or doc.recorded_at >= scope.since)]
+        topic_only: set[str] = set()  # found by nothing but the file's name: ranked after
+        for doc in sorted(named, key=lambda d: -d.position)[:TOPIC_LINES]:
+            if text_key(doc.text) not in best:
+                topic_only.add(text_key(doc.text))
+            best.setdefault(text_key(doc.text), doc)
+            scores.setdefault(text_key(doc.text), 0.0)
         for key, doc in best.items():
             if doc.file and doc.file.startswith("topics/") and _names_topic(doc.file, asked) - _words(
                     doc.text):  # a line that says the word itself has it already
-                scores[key] += KINDS_WEIGHT / (RRF_K + 1)
+                scores[key] += KINDS_WEIGHT / (RRF_K + (2 if key in topic_only else 1))
+        # "Where does Kathi live?": a line about Kathi's mother or friend is not
+        # about Kathi, unless the query asks for the mother.
+        if not asked & _RELATION_STEMS:
+            kin = {_stem(k) for k in related(list(words))}  # "is Sam married?": a girlfriend
+            for key, doc in best.items():
+                relative = _ABOUT_A_RELATIVE.match(doc.text)
+                # (not when the query names the relative: "Where does Ingrid live?")
+                if relative and _stem(relative.group(1).casefold()) not in kin and \
+                        not asked & {_stem(w.casefold()) for w in re.findall(
+                        r"\b[A-ZÄÖÜ][\w-]+", doc.text[relative.end():relative.end() + 40])}:
+                    scores[key] *= OTHER_PERSON_WEIGHT
         superseded = {key for key, doc in best.items()
                       if doc.kind == "history" and doc.file is not None
                       and doc.type == "MemoryWritten" and doc.event_ids[0] not in line_of}
@@ -345,6 +357,14 @@ class Search:
             where = "topic"
         return SearchHit(_snippet(doc.text, words, kinds), doc.file, where, doc.recorded_at,
                          doc.event_ids, score, doc.retracted if auditor else None)
+
+
+_RELATION_STEMS = frozenset(_stem(w) for w in RELATIONS.split())
+# A line about someone's relative: "Kathi's mother Ingrid lives …", "Emil's best friend
+# Noah …", "Ihr Bruder Tobias wohnt …".
+_ABOUT_A_RELATIVE = re.compile(
+    r"^\s*(?:[A-ZÄÖÜ][\w-]*(?:'s|’s|s|')|her|his|their|ihre?|seine?)\s+(?:\w+\s+)?"
+    rf"({'|'.join(RELATIONS.split())}|mum|mom|dad|parents|eltern)\b", re.I)
 
 
 def _names_topic(file: str, asked: set[str]) -> set[str]:

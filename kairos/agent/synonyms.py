@@ -30,9 +30,9 @@ GROUPS = (
     # work (not "working": "what is Yuki working on?" asks for a project, not a job)
     "work works worked job jobs employer employers employed employee company career profession "
     "occupation joined hired role position arbeit arbeitet arbeitete firma arbeitgeber beruf "
-    # a change of job said without "work": "hat bei Roche gekündigt und fängt bei Novartis an"
-    "gekündigt kündigung angefangen fängt gewechselt freelance freiberuflich selbstständig laid "
-    "promoted befördert quit "
+    # a change of job said without "work" (not "quit", "gekündigt", "fängt an": a habit, a
+    # contract or a course end and start too)
+    "gewechselt freelance freiberuflich selbstständig laid "
     "nurse teacher engineer developer designer lawyer accountant consultant architect electrician "
     "programmer scientist researcher analyst pharmacist plumber elektriker lehrer lehrerin "
     "ingenieur ingenieurin entwickler entwicklerin krankenschwester pfleger pflegerin",

@@ -362,6 +362,7 @@ _HEDGED = re.compile(r"\b(?:thinking (?:about|of)|considering|consider|might|may
                      r"wonder(?:s|ed|ing)? (?:whether|if|about)|debat(?:e|es|ed|ing) (?:whether|about)|"
                      r"unsure|not sure|undecided|uncertain|toy(?:s|ed|ing)? with|talk(?:s|ed|ing)? about|"
                      r"tempted|fantasi[sz](?:e|es|ed|ing)|daydream\w*|would have|threaten(?:s|ed|ing)? to|"
+                     r"almost|nearly|hätte|wäre|beinahe|"
                      r"weigh(?:s|ed|ing)? (?:up|whether|an? |the |her |his )|"
                      r"eventuell|möglicherweise|erwägt|spielt mit dem gedanken|träumt davon|unsicher|"
                      # what happens around a job or a move that is not the change:
@@ -523,6 +524,13 @@ _MET_DE = re.compile(r"\b(?:mit|bei) (?:ihre[mnr]?|seine[mnr]?|der|dem|den) (?:\
                      re.I)
 
 
+# A relative named in the clause before: "skyped with her aunt", "war bei ihren Eltern".
+_RELATIVE_BEFORE = re.compile(r"\b(?:her|his|their|ihre[mnrs]?|seine[mnrs]?) (?:\w+ )?(?:"
+                              + "|".join(sorted(PERSON_NOUNS, key=len, reverse=True))
+                              + r"|in-laws|parents|eltern|mutter|vater|schwester|bruder|tante|onkel)\b",
+                              re.I)
+
+
 def _referent(body: str, previous: _Clause | None, main: str | None, german: bool) -> str | None:
     """Whom a pronoun opening a clause stands for: the line's main subject,
     but "they" after a clause about others is those others ("Lena's parents
@@ -535,7 +543,8 @@ def _referent(body: str, previous: _Clause | None, main: str | None, german: boo
     if first in ("they",) and others and main not in previous.subjects:
         return others[0]
     if first in ("she", "he", "er", "sie", "they") and (_MET.search(previous.text)
-                                                        or _MET_DE.search(previous.text)):
+                                                        or _MET_DE.search(previous.text)
+                                                        or _RELATIVE_BEFORE.search(previous.text)):
         return "@someone"
     return main
 

@@ -281,7 +281,10 @@ _PRIVATE = re.compile(r"\b(?:private|personal|privat\w*|persönlich\w*|home)\b",
 _PAUSE = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|\d+|a few|several|the next|a couple of) "
                     r"(?:days?|weeks?|months?)\b|\bfor lent\b|\bthis (?:winter|summer|spring|autumn|fall)\b|"
                     r"\bvorerst\b|\bvorübergehend\b|\bbis (?:\w+ ){0,4}(?:verheilt|vorbei|besser)\b|"
-                    r"\buntil (?:\w+ ){0,4}(?:heals|healed|is better|gets better)\b", re.I)
+                    r"\buntil (?:\w+ ){0,4}(?:heals|healed|is better|gets better)\b|"
+                    r"\buntil (?:spring|summer|autumn|fall|winter|easter|christmas|next \w+)\b|"
+                    r"\bbis (?:ostern|weihnachten|zum (?:frühjahr|frühling|sommer|herbst|winter)|"
+                    r"nächste\w* \w+)\b", re.I)
 _ONE_OFF = re.compile(
     r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening|week|weekend)|last night|"
     r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|on \d{1,2}(?:st|nd|rd|th)? \w+|"

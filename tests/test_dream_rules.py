@@ -818,6 +818,10 @@ SEVENTH_TIME = [
      "Lena zieht Anfang Februar 2026 um."),
     ("From next month Lena works from home.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
      "From February 2026 Lena works from home."),
+    ("From tomorrow on Lena no longer drinks coffee.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
+     "From 6 January 2026 on Lena no longer drinks coffee."),
+    ("Lena is away until tomorrow.", "2026-01-05T08:00Z", "2026-01-05T09:00Z",
+     "Lena is away until 6 January 2026."),
 ]
 
 

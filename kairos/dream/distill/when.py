@@ -260,6 +260,8 @@ R = _Rules()
 
 def _day(m: re.Match[str], d: date, lang: str, *, relative: bool = True, part: str | None = None,
          prep: bool = True) -> Mention:
+    if m.string[:m.start()].rstrip().lower().rsplit(" ", 1)[-1] in _OWN_PREP:
+        prep = False  # "from tomorrow on": "from 7 January 2026 on", not "from on 7 January"
     if lang == "de":
         words = f"am {fmt_day(d, 'de')}" if prep else fmt_day(d, "de")
         if part:

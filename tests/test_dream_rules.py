@@ -1036,7 +1036,10 @@ def test_a_state_that_passes_by_nature_is_time_bound(text: str) -> None:
                                   "Lena likes tea with honey when she is ill.",
                                   # a ninth pass
                                   "Lena erkältet sich leicht.", "Lena always has cold hands.",
-                                  "Lena plans her meals for the week."])
+                                  "Lena plans her meals for the week.",
+                                  # a tenth pass
+                                  "Lena has the cold tolerance of a lizard.",
+                                  "Lena is in charge of the office plan for the week."])
 def test_a_lasting_state_stays_durable(text: str) -> None:
     timed = when.resolve(text, at("2026-03-01T08:00Z"), at("2026-05-01T08:00Z"),
                          when.zone("Europe/Berlin"))
@@ -1076,6 +1079,14 @@ EIGHTH_NOT_A_CHANGE = [
     ("Lena works at Zalando.", "Lena almost quit Zalando."),
     ("Lena cycles to work.", "Lena won't cycle to work until spring."),
     ("Lena fährt jeden Tag mit dem Rad zur Arbeit.", "Lena fährt bis Ostern nicht mit dem Rad."),
+    # a tenth pass: the relative as the subject before, a relative clause, a plural "Sie"
+    ("Lena lives in Berlin.", "Lena's mother called. She moved to Hamburg last week."),
+    ("Lena wohnt in Berlin.", "Lena war bei den Schwiegereltern. Sie sind nach Hamburg gezogen."),
+    ("Lena lives in Berlin.", "Lena had coffee with her aunt, who moved to Hamburg."),
+    ("Lena lives in Berlin.", "Lena wanted to move to Hamburg but stayed in Berlin."),
+    ("Lena works at Zalando.", "Lena came close to quitting Zalando."),
+    ("Lena cycles to work.", "Lena won't cycle to work until the summer."),
+    ("Lena cycles to work.", "Lena won't cycle to work until May."),
 ]
 
 EIGHTH_STILL_A_CHANGE = [
@@ -1093,6 +1104,9 @@ EIGHTH_STILL_A_CHANGE = [
     ("Lena's sister Anna lives in Bonn.", "Anna (Lena's sister) moved to Munich."),
     ("Lena's GP is Dr. Weber.", "Lena's new GP is Dr. Yilmaz."),
     ("Lena prefers coffee.", "Actually, Lena prefers tea."),
+    # a tenth pass: the user's own change after a relative is named
+    ("Lena lives in Berlin.", "Lena visited her parents. She moved to Hamburg herself last week."),
+    ("Lena lives in Berlin.", "Lena took her son to school. She moved to Hamburg last week."),
 ]
 
 

@@ -552,3 +552,33 @@ def test_a_habit_or_a_contract_ended_is_no_answer_about_work(either: Memory) -> 
     for query in ["Where does Kathi work?", "What's Kathi's job?", "Wo arbeitet Kathi?"]:
         found = texts(either.search("ada", query, user="kathi"))
         assert found[:1] == ["Kathi is a nurse at the Unispital Basel."], (query, found)
+
+
+def test_subjectless_notes_are_the_users_own(either: Memory) -> None:
+    """A tenth QA pass: "Lives with partner Sam in Leeds." (no subject, the
+    user's own) was taken for a line about a relative and ranked down."""
+    for line in ["Lives with partner Sam in Leeds.", "Works with brother Tom at the family bakery.",
+                 "Priya's mother Lakshmi lives in Leicester.", "Used to work at a call centre."]:
+        either.write("ada", "MEMORY.md", line, user="priya")
+    found = texts(either.search("ada", "Where does Priya live?", user="priya"))
+    assert found[:1] == ["Lives with partner Sam in Leeds."], found
+
+
+def test_a_question_about_no_one_weighs_no_relative_down(either: Memory) -> None:
+    """A tenth QA pass: "Who is allergic to peanuts?" put the user's birch
+    pollen above her son's peanut allergy: the question is about no one."""
+    for line in ["Kathi is allergic to birch pollen.", "Kathi's son Tim is allergic to peanuts.",
+                 "Kathi works at Novartis."]:
+        either.write("ada", "MEMORY.md", line, user="kathi")
+    found = texts(either.search("ada", "Who is allergic to peanuts?", user="kathi"))
+    assert found[:1] == ["Kathi's son Tim is allergic to peanuts."], found
+
+
+def test_someone_elses_new_number_does_not_move_above_the_users(either: Memory) -> None:
+    """A tenth QA pass: "Neue Handynummer von Kathis Mutter" and "Stefan has a
+    new mobile number" were taken for updates of Kathi's own number."""
+    for line in ["Kathi's mobile: 079 111 22 33.", "Neue Handynummer von Kathis Mutter: 076 333 44 55.",
+                 "Kathi works at Novartis.", "Kathi swims every Tuesday."]:
+        either.write("ada", "MEMORY.md", line, user="kathi")
+    found = texts(either.search("ada", "What's Kathi's mobile number?", user="kathi"))
+    assert found[:1] == ["Kathi's mobile: 079 111 22 33."], found

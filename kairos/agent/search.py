@@ -298,7 +298,8 @@ class Search:
         # not otherwise: topics/work.md must not flood "Where does Kathi work?".
         # Never by the user's own name (topics/kathi.md for "What's Kathi's
         # number?"), and at most TOPIC_LINES of the file, newest first.
-        topical = asked - {_stem((scope.user or "").casefold())}
+        me = (scope.user or "").casefold()
+        topical = asked - {_stem(me), _stem(me + "s"), me + "s"}  # "Kathis Nummer"
         named = [doc for doc in lines if doc.file and doc.file.startswith("topics/")
                  and _names_topic(doc.file, topical) and scope.file in (None, doc.file)
                  and (scope.since is None or doc.recorded_at >= scope.since)]
@@ -314,7 +315,9 @@ class Search:
                 scores[key] += KINDS_WEIGHT / (RRF_K + (2 if key in topic_only else 1))
         # "Where does Kathi live?": a line about Kathi's mother or friend is not
         # about Kathi, unless the query asks for the mother.
-        if not asked & _RELATION_STEMS:
+        # (only for a question about the user: "Who is allergic to peanuts?" is not)
+        if not asked & _RELATION_STEMS and (_stem((scope.user or "").casefold()) in asked
+                                            or asked & _USER_PRONOUNS):
             kin = {_stem(k) for k in related(list(words))}  # "is Sam married?": a girlfriend
             for key, doc in best.items():
                 relative = _ABOUT_A_RELATIVE.match(doc.text)
@@ -360,10 +363,13 @@ class Search:
 
 
 _RELATION_STEMS = frozenset(_stem(w) for w in RELATIONS.split())
+_USER_PRONOUNS = frozenset(_stem(w) for w in ("she", "her", "he", "his", "sie", "ihr", "ihre", "er",
+                                              "sein", "seine"))
 # A line about someone's relative: "Kathi's mother Ingrid lives …", "Emil's best friend
 # Noah …", "Ihr Bruder Tobias wohnt …".
 _ABOUT_A_RELATIVE = re.compile(
-    r"^\s*(?:[A-ZÄÖÜ][\w-]*(?:'s|’s|s|')|her|his|their|ihre?|seine?)\s+(?:\w+\s+)?"
+    r"^\s*(?:(?-i:[A-ZÄÖÜ])[\w-]*(?:'s|’s|')\s+(?:\w+\s+)?|(?-i:[A-ZÄÖÜ])[\w-]*s\s+"
+    r"|(?:her|his|their|ihre?|seine?)\s+(?:\w+\s+)?)"
     rf"({'|'.join(RELATIONS.split())}|mum|mom|dad|parents|eltern)\b", re.I)
 
 
@@ -525,13 +531,37 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
         for i in range(j):
             old = top[i][0]
             if (old.file == new.file and new.position > old.position and new_stems
+                    and not _someone_else(old.text, new.text)
                     and (_same_subject(stems[i], new_stems, topic, old.text, new.text, common)
-                         or bool(CHANGED.search(new.text) and stems[i] & kin and new_stems & kin))):
+                         or _new_in_other_words(old.text, new.text, stems[i], new_stems, kin))):
                 moved, moved_stems = top.pop(j), stems.pop(j)
                 top.insert(i, (moved[0], top[i][1]))
                 stems.insert(i, moved_stems)
                 break
     return top + list(ranked[depth:])
+
+
+def _new_in_other_words(old_text: str, new_text: str, old: frozenset[str], new: frozenset[str],
+                        kin: frozenset[str]) -> bool:
+    """Whether a line that says it is new, sharing no word with an older line
+    but a word of the asked kind, updates it in other words or another
+    language ("Neue Handynummer: …" after "Kathi's mobile: …") — not when it
+    is about someone else (:func:`_someone_else`)."""
+    shared = {w for w in old & new - kin if not w.isdigit()}
+    return bool(CHANGED.search(new_text) and old & kin and new & kin) and not shared
+
+
+def _someone_else(old_text: str, new_text: str) -> bool:
+    """Whether a newer line is about someone the older is not ("Stefan has a
+    new mobile", "Neue Handynummer von Kathis Mutter", a relative's line)."""
+    if _ABOUT_A_RELATIVE.match(new_text) and not _ABOUT_A_RELATIVE.match(old_text):
+        return True
+    if re.search(r"\b(?:von|of) (?:\w+s |\w+'s )?(?:" + "|".join(RELATIONS.split())
+                 + r"|mutter|vater)\b", new_text, re.I):
+        return True
+    people = set(re.findall(r"\b([A-ZÄÖÜ][a-zäöüß]+)(?:'s|’s|s)?\s+(?:has|had|is|was|got|gets|hat|hatte|"
+                            r"ist|war)\b", new_text))
+    return bool(people - set(re.findall(r"\b[A-ZÄÖÜ][\w-]+", old_text)))
 
 
 def _same_subject(old: frozenset[str], new: frozenset[str], topic: set[str],

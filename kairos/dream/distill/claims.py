@@ -362,7 +362,8 @@ _HEDGED = re.compile(r"\b(?:thinking (?:about|of)|considering|consider|might|may
                      r"wonder(?:s|ed|ing)? (?:whether|if|about)|debat(?:e|es|ed|ing) (?:whether|about)|"
                      r"unsure|not sure|undecided|uncertain|toy(?:s|ed|ing)? with|talk(?:s|ed|ing)? about|"
                      r"tempted|fantasi[sz](?:e|es|ed|ing)|daydream\w*|would have|threaten(?:s|ed|ing)? to|"
-                     r"almost|nearly|hätte|wäre|beinahe|"
+                     r"(?:almost|nearly) (?:\w+ed|quit|left|went|gave|lost|got|came)|came close to|"
+                     r"wanted to|hätte|wäre (?:fast|beinahe)|beinahe|kurz davor|"
                      r"weigh(?:s|ed|ing)? (?:up|whether|an? |the |her |his )|"
                      r"eventuell|möglicherweise|erwägt|spielt mit dem gedanken|träumt davon|unsicher|"
                      # what happens around a job or a move that is not the change:
@@ -473,6 +474,8 @@ def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
             adverb = re.match(r"^(\w+)\s+", body)
             if adverb and adverb.group(1).lower() in ADVERBS:
                 body = body[adverb.end():]
+        if previous is not None and re.match(r"(?:who|which|welche[rs]?|die|der)\s+[a-zäöüß]", body):
+            continue  # "her aunt, who moved to Hamburg": the aunt's, not the line's subject's
         first_tok = words(body)[:1]
         starts_with_verb = bool(first_tok) and previous is not None and \
             first_tok[0][0].islower() and _is_verb(first_tok[0], german, "name") and \
@@ -524,11 +527,17 @@ _MET_DE = re.compile(r"\b(?:mit|bei) (?:ihre[mnr]?|seine[mnr]?|der|dem|den) (?:\
                      re.I)
 
 
-# A relative named in the clause before: "skyped with her aunt", "war bei ihren Eltern".
-_RELATIVE_BEFORE = re.compile(r"\b(?:her|his|their|ihre[mnrs]?|seine[mnrs]?) (?:\w+ )?(?:"
+# A relative one was with, in the clause before: "skyped with her aunt", "war bei ihren
+# Eltern", "bei den Schwiegereltern" (not "took her son to school").
+_RELATIVE_BEFORE = re.compile(r"\b(?:with|mit|bei|to|an|visited|called|rang|skyped|besuchte)\s+"
+                              r"(?:her|his|their|ihre[mnrs]?|seine[mnrs]?|den|die|der|dem) (?:\w+ )?(?:"
                               + "|".join(sorted(PERSON_NOUNS, key=len, reverse=True))
-                              + r"|in-laws|parents|eltern|mutter|vater|schwester|bruder|tante|onkel)\b",
+                              + r"|in-laws|parents|eltern|schwiegereltern|mutter|vater|schwester|bruder|tante"
+                              r"|onkel)\b",
                               re.I)
+
+
+_PLURAL_DE = frozenset({"sind", "waren", "haben", "hatten", "ziehen", "zogen", "wohnen", "wohnten"})
 
 
 def _referent(body: str, previous: _Clause | None, main: str | None, german: bool) -> str | None:
@@ -536,12 +545,17 @@ def _referent(body: str, previous: _Clause | None, main: str | None, german: boo
     but "they" after a clause about others is those others ("Lena's parents
     sold their house; they moved to Leipzig"), and "she" after meeting
     someone is no one for sure ("Lena met Marta. She moved to Rome.")."""
-    first = body.split(None, 1)[0].lower() if body.split() else ""
+    tokens = body.split()
+    first = tokens[0].lower() if tokens else ""
     if previous is None or first not in PRONOUNS_EN or PRONOUNS_EN[first] != "@main":
         return main
+    if re.search(r"\b(?:herself|himself|selbst)\b", body, re.I):
+        return main  # "She moved to Hamburg herself"
+    if first == "sie" and len(tokens) > 1 and tokens[1].lower() in _PLURAL_DE:
+        return "@someone"  # "Sie sind nach Hamburg gezogen": more than the one user
     others = sorted(s for s in previous.subjects if s not in ("@user", main))
-    if first in ("they",) and others and main not in previous.subjects:
-        return others[0]
+    if others and main not in previous.subjects:
+        return others[0]  # "Lena's mother called. She moved …": the mother
     if first in ("she", "he", "er", "sie", "they") and (_MET.search(previous.text)
                                                         or _MET_DE.search(previous.text)
                                                         or _RELATIVE_BEFORE.search(previous.text)):

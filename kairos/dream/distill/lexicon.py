@@ -220,6 +220,7 @@ LEXICAL_AUX = frozenset({"does", "do", "did", "doesn't", "don't", "didn't", "wil
 CLAUSE_BREAK = re.compile(r";|\s+—\s+|,\s*(?=(?:but|so|sondern|stattdessen|aber|instead)\b)"
                      r"|\s+(?=(?:but|sondern|stattdessen|instead)\b)"
                      # a sentence's end: "… for lunch. She moved …" (not "Dr. Roth", "2. Februar")
+                     r"|,\s*(?=(?:who|which|die|der|welche[rs]?)\s+[a-zäöüß])"  # "her aunt, who moved …"
                      r"|(?<=[a-zäöüß]{2})(?<!\bMrs)(?<!\bMs)(?<!\bMr)(?<!\bSt)(?<!\bvs)(?<!\betc)(?<!\bca)"
                      r"(?<!\bbzw)(?<!\busw)(?<!\bProf)(?<!\bNr)(?<!\bStr)[.!?]\s+(?=[A-ZÄÖÜ])"
                      r"|(?<=\d{4})[.!?]\s+(?=[A-ZÄÖÜ])")

@@ -282,7 +282,10 @@ _PAUSE = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|\d+|a few|severa
                     r"(?:days?|weeks?|months?)\b|\bfor lent\b|\bthis (?:winter|summer|spring|autumn|fall)\b|"
                     r"\bvorerst\b|\bvorübergehend\b|\bbis (?:\w+ ){0,4}(?:verheilt|vorbei|besser)\b|"
                     r"\buntil (?:\w+ ){0,4}(?:heals|healed|is better|gets better)\b|"
-                    r"\buntil (?:spring|summer|autumn|fall|winter|easter|christmas|next \w+)\b|"
+                    r"\buntil (?:the )?(?:spring|summer|autumn|fall|winter|easter|christmas|next \w+|"
+                    r"january|february|march|april|may|june|july|august|september|october|november|"
+                    r"december)\b|\bbis (?:januar|februar|märz|april|mai|juni|juli|august|september|"
+                    r"oktober|november|dezember|zum sommer)\b|"
                     r"\bbis (?:ostern|weihnachten|zum (?:frühjahr|frühling|sommer|herbst|winter)|"
                     r"nächste\w* \w+)\b", re.I)
 _ONE_OFF = re.compile(

@@ -91,12 +91,14 @@ CURRENTLY = re.compile(r"\b(?:currently|at the moment|right now|for now|these da
 # States that pass by nature: a cold, a stay in hospital, feeling better — but not
 # "works in a hospital", "a cold shower", nor "when she is ill" (a habit's condition).
 PASSING = re.compile(
-    r"\b(?:has (?:a|the) (?:cold|flu|fever|migraine|sore throat)\b(?!\s+(?:shower|bath|drink|"
-    r"brew|plunge|water|coffee|tea|beer|one|sore))|has (?:flu|covid|a fever)\b|is (?:sick|ill|unwell)\b|"
+    r"\b(?:has (?:a|the) (?:cold|flu|fever|migraine|sore throat)(?=\s*(?:[.,;!]|$|\s+(?:since|for|and|"
+    r"again|today|now|at the moment|right now|this week|but)\b))|has (?:flu|covid|a fever)\b|"
+    r"is (?:sick|ill|unwell)\b|"
     r"off sick|on sick leave|(?:is|was|liegt|ist) (?:still |noch )?(?:in (?:the )?hospital|im Krankenhaus)|"
     r"(?:ist|bin) (?:\w+ )?erkältet|hat sich erkältet|krankgeschrieben|hat (?:eine )?(?:Grippe|Erkältung)|"
-    r"hat Fieber|is recovering|is on antibiotics|(?:is|are|was) (?:\w+ ){0,3}(?:in|at|away)\b[^.;]*"
-    r"\bfor the week|is staying with|(?:is )?feel(?:s|ing) (?:better|worse|unwell|sick))", re.I)
+    r"hat Fieber|is recovering|is on antibiotics|(?:is|are|was) (?:\w+ ){0,2}(?:(?:in|at) (?-i:[A-ZÄÖÜ])\w*|"
+    r"away)\b[^.;]*\bfor the week|is staying with|(?:is )?feel(?:s|ing) (?:better|worse|unwell|sick))",
+    re.I)
 _CONDITION = re.compile(r"\b(?:when|whenever|if|unless|wenn|falls|sobald)\b[^.;]*$", re.I)
 
 

@@ -973,6 +973,8 @@ SEVENTH_STILL_A_CHANGE = [
     ("Lena's dentist appointment is on 10 March.",
      "Lena's dentist appointment was postponed to 17 March."),
     # job changes in everyday words
+    ("Priya is a paediatric nurse at Manchester Royal Infirmary.",
+     "Priya left the hospital; she now works as a practice nurse at a GP surgery in Didsbury."),
     ("Lena works at Zalando.", "Lena was laid off from Zalando."),
     ("Lena works at Zalando.", "Lena went freelance."),
     ("Lena works at Zalando.", "Lena accepted an offer from SAP; she starts on 1 February."),
@@ -1039,7 +1041,11 @@ def test_a_state_that_passes_by_nature_is_time_bound(text: str) -> None:
                                   "Lena plans her meals for the week.",
                                   # a tenth pass
                                   "Lena has the cold tolerance of a lizard.",
-                                  "Lena is in charge of the office plan for the week."])
+                                  "Lena is in charge of the office plan for the week.",
+                                  # an eleventh pass
+                                  "Lena has a cold, dry sense of humour.",
+                                  "Lena has flu vaccinations every autumn.",
+                                  "Lena is always away for the week after Christmas."])
 def test_a_lasting_state_stays_durable(text: str) -> None:
     timed = when.resolve(text, at("2026-03-01T08:00Z"), at("2026-05-01T08:00Z"),
                          when.zone("Europe/Berlin"))
@@ -1087,6 +1093,14 @@ EIGHTH_NOT_A_CHANGE = [
     ("Lena works at Zalando.", "Lena came close to quitting Zalando."),
     ("Lena cycles to work.", "Lena won't cycle to work until the summer."),
     ("Lena cycles to work.", "Lena won't cycle to work until May."),
+    # an eleventh pass: almost before any verb, other ways to be in touch, "by herself"
+    ("Lena works at Zalando.", "Lena almost took the job at SAP."),
+    ("Lena is vegetarian.", "Lena nearly became vegan."),
+    ("Lena arbeitet bei Zalando.", "Lena hat fast bei Zalando gekündigt."),
+    ("Lena wohnt in Berlin.", "Lena ist fast nach Hamburg gezogen."),
+    ("Lena lives in Berlin.", "Lena's mother called. She moved to Hamburg by herself."),
+    ("Lena works at Zalando.", "Lena phoned her aunt. She quit Zalando."),
+    ("Lena arbeitet bei Zalando.", "Lena hat ihrer Schwester geschrieben. Sie hat bei Zalando gekündigt."),
 ]
 
 EIGHTH_STILL_A_CHANGE = [

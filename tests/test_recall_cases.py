@@ -582,3 +582,13 @@ def test_someone_elses_new_number_does_not_move_above_the_users(either: Memory) 
         either.write("ada", "MEMORY.md", line, user="kathi")
     found = texts(either.search("ada", "What's Kathi's mobile number?", user="kathi"))
     assert found[:1] == ["Kathi's mobile: 079 111 22 33."], found
+
+
+def test_her_own_new_number_said_with_a_pronoun_is_hers(either: Memory) -> None:
+    """An eleventh QA pass: "She has a new mobile" was taken for someone
+    else's ("She" read as a name), and the old number stayed first."""
+    for line in ["Kathi's mobile: 079 111 22 33.", "Kathi works at Novartis.", "Kathi swims on Tuesdays.",
+                 "She has a new mobile: 079 999 88 77."]:
+        either.write("ada", "MEMORY.md", line, user="kathi")
+    found = texts(either.search("ada", "What is Kathi's mobile number?", user="kathi"))
+    assert found[:1] == ["She has a new mobile: 079 999 88 77."], found

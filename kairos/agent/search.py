@@ -350,7 +350,7 @@ class Search:
                                             -best[k].position))
         ranked = _below_replacements([(best[k], scores[k]) for k in order],
                                      {id(best[k]) for k in superseded}, replaced_by)
-        return _replacements_first(ranked, words)
+        return _replacements_first(ranked, words, user=scope.user)
 
     @staticmethod
     def _hit(doc: Doc, score: float, words: list[str], auditor: bool,
@@ -507,7 +507,7 @@ def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int],
 
 
 def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
-                        depth: int = 20) -> list[tuple[Doc, float]]:
+                        depth: int = 20, user: str | None = None) -> list[tuple[Doc, float]]:
     """Move a result above an older one of the same file that is about the
     same thing (:func:`_same_subject`): the likely replacement of a fact
     above the fact it replaced ("standup at 09:45" → "standup moved to
@@ -531,7 +531,7 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
         for i in range(j):
             old = top[i][0]
             if (old.file == new.file and new.position > old.position and new_stems
-                    and not _someone_else(old.text, new.text)
+                    and not _someone_else(old.text, new.text, user)
                     and (_same_subject(stems[i], new_stems, topic, old.text, new.text, common)
                          or _new_in_other_words(old.text, new.text, stems[i], new_stems, kin))):
                 moved, moved_stems = top.pop(j), stems.pop(j)
@@ -551,7 +551,7 @@ def _new_in_other_words(old_text: str, new_text: str, old: frozenset[str], new: 
     return bool(CHANGED.search(new_text) and old & kin and new & kin) and not shared
 
 
-def _someone_else(old_text: str, new_text: str) -> bool:
+def _someone_else(old_text: str, new_text: str, user: str | None = None) -> bool:
     """Whether a newer line is about someone the older is not ("Stefan has a
     new mobile", "Neue Handynummer von Kathis Mutter", a relative's line)."""
     if _ABOUT_A_RELATIVE.match(new_text) and not _ABOUT_A_RELATIVE.match(old_text):
@@ -561,6 +561,8 @@ def _someone_else(old_text: str, new_text: str) -> bool:
         return True
     people = set(re.findall(r"\b([A-ZÄÖÜ][a-zäöüß]+)(?:'s|’s|s)?\s+(?:has|had|is|was|got|gets|hat|hatte|"
                             r"ist|war)\b", new_text))
+    people -= {"She", "He", "Sie", "Er", "It", "Es", "They", "We", "I", "Ich", "Wir"}
+    people = {p for p in people if p.casefold() != (user or "").casefold()}
     return bool(people - set(re.findall(r"\b[A-ZÄÖÜ][\w-]+", old_text)))
 
 

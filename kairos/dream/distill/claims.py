@@ -362,8 +362,8 @@ _HEDGED = re.compile(r"\b(?:thinking (?:about|of)|considering|consider|might|may
                      r"wonder(?:s|ed|ing)? (?:whether|if|about)|debat(?:e|es|ed|ing) (?:whether|about)|"
                      r"unsure|not sure|undecided|uncertain|toy(?:s|ed|ing)? with|talk(?:s|ed|ing)? about|"
                      r"tempted|fantasi[sz](?:e|es|ed|ing)|daydream\w*|would have|threaten(?:s|ed|ing)? to|"
-                     r"(?:almost|nearly) (?:\w+ed|quit|left|went|gave|lost|got|came)|came close to|"
-                     r"wanted to|hätte|wäre (?:fast|beinahe)|beinahe|kurz davor|"
+                     r"(?:almost|nearly) (?!\d)(?!\w+ (?:years?|months?|weeks?|days?|hours?)\b)[a-z]+|"
+                     r"came close to|wanted to|hätte|(?:wäre|ist|hat|war|hatte) fast|beinahe|kurz davor|"
                      r"weigh(?:s|ed|ing)? (?:up|whether|an? |the |her |his )|"
                      r"eventuell|möglicherweise|erwägt|spielt mit dem gedanken|träumt davon|unsicher|"
                      # what happens around a job or a move that is not the change:
@@ -522,6 +522,8 @@ _MET = re.compile(r"\b(?:met|meets|meeting|called|calls|visited|visits|saw|sees|
 
 _MET_DE = re.compile(r"\b(?:mit|bei) (?:ihre[mnr]?|seine[mnr]?|der|dem|den) (?:\w+ )?\w+\b[^.;]*\b"
                      r"(?:telefoniert|gesprochen|getroffen|geredet|geschrieben|gewesen)\b|"
+                     r"\b(?:ihre[mnrs]?|seine[mnrs]?) (?:\w+ )?\w+\b[^.;]*\b"
+                     r"(?:geschrieben|gemailt|angerufen|telefoniert|besucht)\b|"
                      r"\b(?:hat|hatte) (?:ihre[mnr]?|seine[mnr]?) (?:\w+ )?\w+ "
                      r"(?:besucht|getroffen|angerufen)\b",
                      re.I)
@@ -529,7 +531,8 @@ _MET_DE = re.compile(r"\b(?:mit|bei) (?:ihre[mnr]?|seine[mnr]?|der|dem|den) (?:\
 
 # A relative one was with, in the clause before: "skyped with her aunt", "war bei ihren
 # Eltern", "bei den Schwiegereltern" (not "took her son to school").
-_RELATIVE_BEFORE = re.compile(r"\b(?:with|mit|bei|to|an|visited|called|rang|skyped|besuchte)\s+"
+_RELATIVE_BEFORE = re.compile(r"\b(?:with|mit|bei|to|an|visited|called|rang|skyped|phoned|e?-?mailed|"
+                              r"messaged|texted|wrote to|besuchte|from)\s+"
                               r"(?:her|his|their|ihre[mnrs]?|seine[mnrs]?|den|die|der|dem) (?:\w+ )?(?:"
                               + "|".join(sorted(PERSON_NOUNS, key=len, reverse=True))
                               + r"|in-laws|parents|eltern|schwiegereltern|mutter|vater|schwester|bruder|tante"
@@ -549,13 +552,13 @@ def _referent(body: str, previous: _Clause | None, main: str | None, german: boo
     first = tokens[0].lower() if tokens else ""
     if previous is None or first not in PRONOUNS_EN or PRONOUNS_EN[first] != "@main":
         return main
-    if re.search(r"\b(?:herself|himself|selbst)\b", body, re.I):
-        return main  # "She moved to Hamburg herself"
-    if first == "sie" and len(tokens) > 1 and tokens[1].lower() in _PLURAL_DE:
-        return "@someone"  # "Sie sind nach Hamburg gezogen": more than the one user
     others = sorted(s for s in previous.subjects if s not in ("@user", main))
     if others and main not in previous.subjects:
         return others[0]  # "Lena's mother called. She moved …": the mother
+    if re.search(r"\b(?:herself|himself|selbst)\b", body, re.I):
+        return main  # "Lena visited her parents. She moved to Hamburg herself"
+    if first == "sie" and len(tokens) > 1 and tokens[1].lower() in _PLURAL_DE:
+        return "@someone"  # "Sie sind nach Hamburg gezogen": more than the one user
     if first in ("she", "he", "er", "sie", "they") and (_MET.search(previous.text)
                                                         or _MET_DE.search(previous.text)
                                                         or _RELATIVE_BEFORE.search(previous.text)):
@@ -652,7 +655,8 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     rest_text = " ".join(rest)
     frame = [stem(w) for w in value]
     # "has a job interview at Zalando", "hat einen Termin": an event, not a state.
-    if any(w in EVENT_NOUNS or w.endswith(("termin", "appointment", "interview")) for w in rest):
+    if any((w in EVENT_NOUNS and not (w == "surgery" and _PRACTICE.search(low)))
+           or w.endswith(("termin", "appointment", "interview")) for w in rest):
         return None, False, value, frame
     # 1. The head of a possessive subject names the attribute: "Mia's employer is Siemens".
     # The whole head, never its last word: "passport number" is not "phone number".
@@ -967,6 +971,7 @@ _LEFT_SOMEWHERE = re.compile(r"\bleft\s+(?!work|school|home)(?!(?:\S+\s+)?(?:job
 _DETERMINED = re.compile(r"\b(?:her|his|their|my|the|den|die|das|dem|seinen|ihren|seine|ihre)\s*$")
 
 
+_PRACTICE = re.compile(r"\b(?:gp|doctor'?s?|dental|vet'?s?|dentist'?s?)\s+surgery\b")  # a workplace
 _BUT_ONLY = frozenset({"only", "just", "but", "nur", "sondern", "except", "außer"})
 _LIGHT_GERUNDS = frozenset({"going", "doing", "having", "getting", "taking", "making"})
 

@@ -91,21 +91,22 @@ CURRENTLY = re.compile(r"\b(?:currently|at the moment|right now|for now|these da
 # States that pass by nature: a cold, a stay in hospital, feeling better — but not
 # "works in a hospital", "a cold shower", nor "when she is ill" (a habit's condition).
 PASSING = re.compile(
-    r"\b(?:has (?:a|the) (?:cold|flu|fever|migraine|sore throat)(?=\s*(?:[.,;!]|$|\s+(?:since|for|and|"
-    r"again|today|now|at the moment|right now|this week|but)\b))|has (?:flu|covid|a fever)\b|"
+    r"\b(?:has (?:a|the) (?:cold|flu|fever|migraine|sore throat)(?=\s*(?:[.;!]|$|\s+(?:since|for|and|"
+    r"again|today|now|at the moment|right now|this week|but)\b))|has (?:flu|covid|a fever)(?=\s*(?:[.;!]|$))|"
     r"is (?:sick|ill|unwell)\b|"
     r"off sick|on sick leave|(?:is|was|liegt|ist) (?:still |noch )?(?:in (?:the )?hospital|im Krankenhaus)|"
     r"(?:ist|bin) (?:\w+ )?erkältet|hat sich erkältet|krankgeschrieben|hat (?:eine )?(?:Grippe|Erkältung)|"
     r"hat Fieber|is recovering|is on antibiotics|(?:is|are|was) (?:\w+ ){0,2}(?:(?:in|at) (?-i:[A-ZÄÖÜ])\w*|"
     r"away)\b[^.;]*\bfor the week|is staying with|(?:is )?feel(?:s|ing) (?:better|worse|unwell|sick))",
     re.I)
+_HABITUAL = re.compile(r"\b(?:always|every|usually|often|immer|jede[nrsm]?|meistens)\b", re.I)
 _CONDITION = re.compile(r"\b(?:when|whenever|if|unless|wenn|falls|sobald)\b[^.;]*$", re.I)
 
 
 def passing(text: str) -> bool:
     """Whether a line speaks of a state that passes by nature (:data:`PASSING`)."""
     m = PASSING.search(text)
-    return m is not None and not _CONDITION.search(text, 0, m.start())
+    return m is not None and not _CONDITION.search(text, 0, m.start()) and not _HABITUAL.search(text)
 
 
 # A date after these words is where something was moved to: ahead, whatever the tense.

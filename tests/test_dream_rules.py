@@ -1101,6 +1101,10 @@ EIGHTH_NOT_A_CHANGE = [
     ("Lena lives in Berlin.", "Lena's mother called. She moved to Hamburg by herself."),
     ("Lena works at Zalando.", "Lena phoned her aunt. She quit Zalando."),
     ("Lena arbeitet bei Zalando.", "Lena hat ihrer Schwester geschrieben. Sie hat bei Zalando gekündigt."),
+    ("Lena wohnt in Berlin.",
+     "Lena hat einen Brief von ihrer Oma bekommen. Sie ist nach Hamburg gezogen."),
+    ("Lena wohnt in Berlin.", "Lena war bei ihrer Oma. Sie ist selbst nach Hamburg gezogen."),
+    ("Lena lives in Berlin.", "Lena visited her aunt. She lives by herself in Hamburg now."),
 ]
 
 EIGHTH_STILL_A_CHANGE = [

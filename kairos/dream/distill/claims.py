@@ -532,11 +532,11 @@ _MET_DE = re.compile(r"\b(?:mit|bei) (?:ihre[mnr]?|seine[mnr]?|der|dem|den) (?:\
 # A relative one was with, in the clause before: "skyped with her aunt", "war bei ihren
 # Eltern", "bei den Schwiegereltern" (not "took her son to school").
 _RELATIVE_BEFORE = re.compile(r"\b(?:with|mit|bei|to|an|visited|called|rang|skyped|phoned|e?-?mailed|"
-                              r"messaged|texted|wrote to|besuchte|from)\s+"
+                              r"messaged|texted|wrote to|besuchte|from|von)\s+"
                               r"(?:her|his|their|ihre[mnrs]?|seine[mnrs]?|den|die|der|dem) (?:\w+ )?(?:"
                               + "|".join(sorted(PERSON_NOUNS, key=len, reverse=True))
                               + r"|in-laws|parents|eltern|schwiegereltern|mutter|vater|schwester|bruder|tante"
-                              r"|onkel)\b",
+                              r"|onkel|oma|opa|omi|großmutter|großvater|grandma|grandpa|granny|nan)\b",
                               re.I)
 
 
@@ -555,7 +555,8 @@ def _referent(body: str, previous: _Clause | None, main: str | None, german: boo
     others = sorted(s for s in previous.subjects if s not in ("@user", main))
     if others and main not in previous.subjects:
         return others[0]  # "Lena's mother called. She moved …": the mother
-    if re.search(r"\b(?:herself|himself|selbst)\b", body, re.I):
+    if re.search(r"\b(?:herself|himself)\b", body, re.I) and not re.search(r"\bby (?:her|him)self\b",
+                                                                              body, re.I):
         return main  # "Lena visited her parents. She moved to Hamburg herself"
     if first == "sie" and len(tokens) > 1 and tokens[1].lower() in _PLURAL_DE:
         return "@someone"  # "Sie sind nach Hamburg gezogen": more than the one user

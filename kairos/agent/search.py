@@ -44,7 +44,7 @@ import functools
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from kairos.agent.synonyms import RELATIONS, forms, idioms, related
 from kairos.domain.files import POINTER, check_scope, file_spec
@@ -228,7 +228,7 @@ class Search:
             # only ones that hold what was asked: they count double, above
             # what meaning alone finds among the name's lines.
             of_kind = index.lexical(scope, kinds, DEPTH, prefix=False)
-            others = _other_people(query, index.lines(SearchScope(agent, user))) - {
+            others = _other_people(query, lambda: index.lines(SearchScope(agent, user))) - {
                 _stem((user or "").casefold())}  # "Lena's number" asked of the pair lena
             if others:  # "Stefan's phone number": not the user's own number
                 of_kind = [d for d in of_kind if others & _words(d.text)]
@@ -431,16 +431,17 @@ def _telling(docs: list[Doc], words: Sequence[str]
     return kept, rare, True, demoted
 
 
-def _other_people(query: str, lines: Sequence[Doc]) -> frozenset[str]:
+def _other_people(query: str, lines: Callable[[], Sequence[Doc]]) -> frozenset[str]:
     """The people whose things a query asks for who are not the user: its
     capitalised possessives ("Stefan's phone number") that few of the pair's
     lines hold — the user's own name is in most of them.  (Not any
-    capitalised word: "did Sam live in Oslo?" names a place.)"""
+    capitalised word: "did Sam live in Oslo?" names a place.)  ``lines``
+    gives the pair's lines, read only when the query has such a name."""
     names = [m.group(1) for m in re.finditer(r"\b([A-ZÄÖÜ][\w-]+)(?:'s|’s|s'|')(?!\w)", query)
              if m.group(1).casefold() not in STOP_EN | STOP_DE]  # "What's"
     if not names:
         return frozenset()
-    texts = [_words(d.text) for d in lines]
+    texts = [_words(d.text) for d in lines()]
     out = set()
     for name in names:
         stem = _stem(name.casefold())
@@ -551,16 +552,20 @@ def _new_in_other_words(old_text: str, new_text: str, old: frozenset[str], new: 
     return bool(CHANGED.search(new_text) and old & kin and new & kin) and not shared
 
 
+_OF_A_RELATIVE = re.compile(r"\b(?:von|of) (?:\w+s |\w+'s )?(?:" + "|".join(RELATIONS.split())
+                            + r"|mutter|vater)\b", re.I)  # "Neue Handynummer von Kathis Mutter"
+_PERSON_SAYS = re.compile(r"\b([A-ZÄÖÜ][a-zäöüß]+)(?:'s|’s|s)?\s+(?:has|had|is|was|got|gets|hat|hatte|"
+                          r"ist|war)\b")  # "Stefan has a new mobile"
+
+
 def _someone_else(old_text: str, new_text: str, user: str | None = None) -> bool:
     """Whether a newer line is about someone the older is not ("Stefan has a
     new mobile", "Neue Handynummer von Kathis Mutter", a relative's line)."""
     if _ABOUT_A_RELATIVE.match(new_text) and not _ABOUT_A_RELATIVE.match(old_text):
         return True
-    if re.search(r"\b(?:von|of) (?:\w+s |\w+'s )?(?:" + "|".join(RELATIONS.split())
-                 + r"|mutter|vater)\b", new_text, re.I):
+    if _OF_A_RELATIVE.search(new_text):
         return True
-    people = set(re.findall(r"\b([A-ZÄÖÜ][a-zäöüß]+)(?:'s|’s|s)?\s+(?:has|had|is|was|got|gets|hat|hatte|"
-                            r"ist|war)\b", new_text))
+    people = set(_PERSON_SAYS.findall(new_text))
     people -= {"She", "He", "Sie", "Er", "It", "Es", "They", "We", "I", "Ich", "Wir"}
     people = {p for p in people if p.casefold() != (user or "").casefold()}
     return bool(people - set(re.findall(r"\b[A-ZÄÖÜ][\w-]+", old_text)))

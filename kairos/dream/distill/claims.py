@@ -48,7 +48,7 @@ from kairos.dream.distill.lexicon import (
     POSSESSIVE_PRONOUNS,
     PRONOUNS_EN,
 )
-from kairos.dream.distill.when import MONTHS_DE, MONTHS_EN, QUOTED, WEEKDAYS_DE, WEEKDAYS_EN
+from kairos.dream.distill.when import QUOTED, is_calendar
 from kairos.dream.distill.words import (
     EN_VERB_FORMS,
     IRREGULAR_EN,
@@ -922,15 +922,12 @@ _DATEISH = re.compile(r"\b\d{1,2}:\d\d\b|\b\d{1,2}\.? (?:jan|feb|mar|apr|may|jun
                       r"nov|dec|mär|mai|okt|dez)|\b\d{4}-\d\d-\d\d\b", re.I)
 _MONTH3 = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                      "dec", "mär", "mai", "okt", "dez"})
-# A month or a day, as written or cut short ("March", "Mar.", "Sept", "Mai", "Freitag"):
-# a time, never a place, an employer or a name ("quit in April" names no employer;
-# "Marta" is no month).
-_CALENDAR = frozenset(w.lower() for w in MONTHS_EN + MONTHS_DE + WEEKDAYS_EN + WEEKDAYS_DE
-                      ) | _MONTH3 | {"sept", "maerz", "jänner"}
 
 
 def _is_calendar(word: str) -> bool:
-    return word.lower().rstrip(".,;") in _CALENDAR
+    """A month or a weekday ("quit in April" names no employer): :func:`when.is_calendar`,
+    without the days cut short ("sun" and "sat" are words of their own here)."""
+    return is_calendar(word, short_days=False)
 _QTY = re.compile(r"^(\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
                   r"twelve|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwölf)$")
 _UNIT_WORDS = {"people": "people", "persons": "people", "person": "people", "leute": "people",

@@ -261,3 +261,9 @@ CORRECTION = re.compile(r"\s*(?:(?:actually|sorry|oops),?\s*)?"
                          r"i mixed (?:that|it|them) up|i wrote that wrong(?: earlier)?|i meant to say|"
                          r"ich habe mich vertan|ich hab mich vertan|ich habe mich verschrieben|"
                          r"das war falsch)\s*[:,–—-]\s*", re.I)
+
+# Calling something off: the plan it names does not happen ("cancelled the trip", "abgesagt").
+CANCELLED = re.compile(r"\b(?:cancel(?:l?ed|s|ling)?|called off|calls off|fell through|falls through|"
+                       r"declined|turned down|abgelehnt|"
+                       r"abgesagt|sag\w*\b[^.;]{0,40}?\bab|storniert|fällt\b[^.;]{0,30}?\baus|"
+                       r"fiel\b[^.;]{0,30}?\baus|ausgefallen)\b", re.I)

@@ -30,6 +30,7 @@ from datetime import date
 from kairos.dream.distill import when
 from kairos.dream.distill.claims import Claim, claims_of
 from kairos.dream.distill.lexicon import (
+    CANCELLED,
     DURABLE_ATTRIBUTES,
     EVENT_NOUNS,
     GONE,
@@ -110,7 +111,7 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
     if newer.added and not newer.change and not newer.negated:
         return False
     # "cancelled her trip to Rome" ends "is flying to Rome on 20 February".
-    if _CANCELLED.search(newer.text) and _calls_off(older, newer):
+    if CANCELLED.search(newer.text) and _calls_off(older, newer):
         return True
     # "postponed the Lisbon trip to March" moves "is flying to Lisbon on 12 February":
     # the plan is the newer line now, and the old day never comes.
@@ -271,8 +272,6 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
 _EVENT_VERBS = {"fligh": "fly", "flug": "flieg", "drive": "driv", "ride": "rid"}
 _MOVE_WORDS = frozenset("mov push postpo reschedul chang delay shif verschob verleg back to auf "
                         "be hav now wurd werd word ist sind hab".split())
-_MONTHS3 = frozenset("jan feb mar apr may jun jul aug sep sept oct nov dec mär mai okt dez mon tue "
-                     "wed thu fri sat sun".split())
 _WORK = re.compile(r"\b(?:for work|work|business|office|job|dienstlich\w*|beruflich\w*|arbeit\w*)\b",
                    re.I)
 _PRIVATE = re.compile(r"\b(?:private|personal|privat\w*|persönlich\w*|home)\b", re.I)
@@ -305,10 +304,6 @@ _NARROWED = re.compile(r"\b(?:after|before) (?:\d|noon|midnight|dinner|lunch|bed
                        r"\bnach \d|\babends\b|\bunter der woche\b", re.I)
 
 
-_CANCELLED = re.compile(r"\b(?:cancel(?:l?ed|s|ling)?|called off|calls off|fell through|falls through|"
-                        r"declined|turned down|abgelehnt|"
-                        r"abgesagt|sag\w*\b[^.;]{0,40}?\bab|storniert|fällt\b[^.;]{0,30}?\baus|"
-                        r"fiel\b[^.;]{0,30}?\baus|ausgefallen)\b", re.I)
 _CANCEL_STEMS = frozenset("cancel cancell call off fell through abgesagt sag ab fäll aus storn".split())
 _POSTPONED = re.compile(r"\b(?:postpone[sd]?|postponing|pushed back|push(?:es|ing)? back|delayed|"
                         r"rescheduled|put off|verschoben|verlegt|vertagt)\b", re.I)
@@ -326,9 +321,6 @@ feier kurs training cinema kino movie film theatre theater show gig dance""".spl
 _EVENT_STEMS = ("adopt", "visit", "meetin")  # "is adopting" / "the adoption"
 # Words that name any plan: "sagt das Treffen ab" may end "trifft sich zum Essen".
 _ANY_EVENT = frozenset("meeting treffen plans plan termin appointment date".split())
-_CALENDAR_WORDS = frozenset(w.lower() for w in when.MONTHS_EN + when.MONTHS_DE + when.WEEKDAYS_EN
-                            + when.WEEKDAYS_DE)
-
 
 def _calls_off(older: Claim, newer: Claim) -> bool:
     """Whether a cancellation ends the older line: a plan or appointment
@@ -336,7 +328,7 @@ def _calls_off(older: Claim, newer: Claim) -> bool:
     names — by a person or place ("the dinner with Marta"), or by what it
     was ("the adoption" of "is adopting") — and, when both name the event,
     the same one (of "dinner with Marta" and "cinema with Marta", the dinner)."""
-    if older.negated or older.past or _CANCELLED.search(older.text) or \
+    if older.negated or older.past or CANCELLED.search(older.text) or \
             _RECURRING.search(older.text):
         return False
     events_old = {w for w in _low_words(older.text) if _event_word(w)}
@@ -418,7 +410,7 @@ def _dates(claim: Claim) -> frozenset[str]:
 
 def _is_date_word(word: str) -> bool:
     """A number, a month or a weekday (and their short forms): "Marta" is none."""
-    return bool(re.match(r"\d", word)) or word in _CALENDAR_WORDS or word.rstrip(".") in _MONTHS3
+    return bool(re.match(r"\d", word)) or when.is_calendar(word)
 
 
 def _event_word(word: str) -> bool:
@@ -434,7 +426,7 @@ def cancels(text: str) -> bool:
     """Whether a line calls something off ("cancelled her trip", "abgesagt"),
     or puts it off ("postponed the Lisbon trip", "verschoben"): either way
     the plan it names does not happen on its day."""
-    return bool(_CANCELLED.search(text) or _POSTPONED.search(text))
+    return bool(CANCELLED.search(text) or _POSTPONED.search(text))
 
 
 _CAPITALIZED = re.compile(r"(?<!^)(?<![.!?] )\b[A-ZÄÖÜ][\w'’-]+")
@@ -444,7 +436,7 @@ def proper_names(text: str) -> set[str]:
     """The names a line holds (its capitalised words but the first of a
     sentence, and the calendar's), lower-cased: the people and places it is
     about."""
-    return {w.lower() for w in _CAPITALIZED.findall(text.strip()) if w.lower() not in _CALENDAR_WORDS}
+    return {w.lower() for w in _CAPITALIZED.findall(text.strip()) if w.lower() not in when.CALENDAR_WORDS}
 
 
 def _purpose(text: str) -> str | None:

@@ -42,6 +42,7 @@ from datetime import date, datetime, timedelta, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from kairos.dream.distill.lexicon import CANCELLED
 from kairos.dream.distill.tense import clause_of, clause_past, past_tense
 from kairos.dream.distill.words import is_german
 
@@ -51,6 +52,18 @@ MONTHS_DE = ["Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "Augu
 WEEKDAYS_EN = list(calendar.day_name)
 WEEKDAYS_DE = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
 _ABBR_EN = {m[:3]: i for i, m in enumerate(MONTHS_EN)} | {"Sept": 8}
+# The calendar's words, lower case: a month or a day is a time, never a name,
+# a place or an employer ("quit in April"; "Marta" is no month).
+CALENDAR_WORDS = frozenset(w.lower() for w in MONTHS_EN + MONTHS_DE + WEEKDAYS_EN + WEEKDAYS_DE)
+_SHORT_MONTHS = frozenset("jan feb mar apr may jun jul aug sep sept oct nov dec mär mai okt dez maerz "
+                          "jänner".split())
+_SHORT_DAYS = frozenset("mon tue wed thu fri sat sun".split())
+
+
+def is_calendar(word: str, *, short_days: bool = True) -> bool:
+    """A month or a weekday, written out or cut short ("March", "Mar.", "Sept")."""
+    w = word.lower().rstrip(".,;")
+    return w in CALENDAR_WORDS or w in _SHORT_MONTHS or (short_days and w in _SHORT_DAYS)
 _MONTH_INDEX = {m: i for i, m in enumerate(MONTHS_EN)} | {m: i for i, m in enumerate(MONTHS_DE)} | {
     "Maerz": 2, "Jänner": 0} | _ABBR_EN
 _M_EN = "|".join(MONTHS_EN + sorted(_ABBR_EN, key=len, reverse=True))
@@ -263,7 +276,7 @@ R = _Rules()
 
 def _day(m: re.Match[str], d: date, lang: str, *, relative: bool = True, part: str | None = None,
          prep: bool = True) -> Mention:
-    if m.string[:m.start()].rstrip().lower().rsplit(" ", 1)[-1] in _OWN_PREP:
+    if _word_before(m) in _OWN_PREP:
         prep = False  # "from tomorrow on": "from 7 January 2026 on", not "from on 7 January"
     if lang == "de":
         words = f"am {fmt_day(d, 'de')}" if prep else fmt_day(d, "de")
@@ -275,6 +288,11 @@ def _day(m: re.Match[str], d: date, lang: str, *, relative: bool = True, part: s
     return Mention(m.start(), m.end(), d, d, "day", relative, lang, words if relative else "")
 
 
+def _word_before(m: re.Match[str]) -> str:
+    """The word just before a time expression, lower case ("from" in "from tomorrow")."""
+    return m.string[:m.start()].rstrip().lower().rsplit(" ", 1)[-1]
+
+
 _OWN_PREP = frozenset({"from", "since", "until", "till", "by", "to", "for", "ab", "seit", "bis", "für"})
 # "auf nächste Woche verschoben": "auf die Woche vom …", not "auf in der Woche vom …".
 _DE_WEEK_AFTER = {"auf": "die", "für": "die", "bis": "zur", "ab": "der", "seit": "der"}
@@ -283,7 +301,7 @@ _DE_WEEK_AFTER = {"auf": "die", "für": "die", "bis": "zur", "ab": "der", "seit"
 def _week(m: re.Match[str], monday: date, lang: str) -> Mention:
     words = f"in der Woche vom {fmt_day(monday, 'de')}" if lang == "de" else \
         f"in the week of {fmt_day(monday, 'en')}"
-    before = m.string[:m.start()].rstrip().lower().rsplit(" ", 1)[-1]
+    before = _word_before(m)
     if lang == "en" and before in ("to", "until", "till", "by", "from", "for"):
         words = words[len("in "):]  # "postponed to next week": "to the week of …"
     elif lang == "de" and before in _DE_WEEK_AFTER:
@@ -293,7 +311,7 @@ def _week(m: re.Match[str], monday: date, lang: str) -> Mention:
 
 def _month(m: re.Match[str], year: int, month: int, lang: str, *, prep: str | None = None) -> Mention:
     p = prep if prep is not None else ("im" if lang == "de" else "in")
-    if prep is None and m.string[:m.start()].rstrip().lower().rsplit(" ", 1)[-1] in _OWN_PREP:
+    if prep is None and _word_before(m) in _OWN_PREP:
         p = ""  # "from next month": "from February 2026", not "from in February 2026"
     words = f"{p} {fmt_month(year, month, lang)}".strip()
     return Mention(m.start(), m.end(), date(year, month, 1), _end_of_month(year, month), "month",
@@ -711,7 +729,7 @@ def find(text: str, written_day: date) -> list[Mention]:
             a, b = clause_of(text, m.start())
             # What was called off was still ahead: "cancelled the dinner on Saturday".
             past = (clause_past(text, a, b, lang) and not TARGET.search(text[:m.start()])
-                    and not _CALLED_OFF.search(text, a, b)) \
+                    and not CANCELLED.search(text, a, b)) \
                 or bool(_SINCE_BEFORE.search(text[:m.start()]))  # "seit dem 2. Februar": behind
             mention = finder(m, written_day, past)
             if mention is not None:
@@ -797,8 +815,6 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
 
 _MOVED_BEFORE = re.compile(r"\b(?:postpone[sd]?|pushed(?: back)?|moved|delayed|rescheduled|put off|"
                            r"shifted|changed|brought forward)\b[^.;]*$", re.I)
-_CALLED_OFF = re.compile(r"\b(?:cancell?ed|called off|calls? off|abgesagt|storniert|sagte\b.*\bab)\b",
-                         re.I)
 _SINCE_BEFORE = re.compile(r"\b(?:since|seit)\s*(?:the\s+|dem\s+)?$", re.I)
 _BOUNDED = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|a few|several|\d+) \w+|\buntil\b|"
                       r"\btill\b|\bbis\b|\bfür (?:\w+ )?(?:tage|wochen|monate)\b", re.I)

@@ -33,8 +33,9 @@ COMMANDS = {
     "context": "agent", "tools": "agent", "mcp": "agent",
     "audit": "audit", "trace": "audit", "diff": "audit", "export": "audit",
     "dream": "dream", "versions": "dream", "rollback": "dream", "stats": "dream",
+    "forget": "privacy", "rotate-key": "privacy",
 }
-ATTRIBUTE = {"files": "files_cmd"}
+ATTRIBUTE = {"files": "files_cmd", "rotate-key": "rotate_key"}
 
 
 class LazyGroup(click.Group):

@@ -115,22 +115,29 @@ def seal(ctx: click.Context, key: str | None, as_json: bool) -> None:
 @click.option("--entry-key", is_flag=True,
               help="Write a log-entry MAC key instead (32 random bytes in hex, mode 0600): "
                    "point [audit] entry_key_file or KAIROS_ENTRY_KEY at it.")
+@click.option("--master-key", is_flag=True,
+              help="Write a master key for encryption at rest instead (32 random bytes in "
+                   "hex, mode 0600): point [privacy] key_file at it, outside the home.")
 @run
-def keygen(path: str, entry_key: bool) -> None:
+def keygen(path: str, entry_key: bool, master_key: bool) -> None:
     """Write a new Ed25519 signing key (PATH, mode 0600) and its public key (PATH.pub).
 
-    With --entry-key, a key for the log entries' MACs instead: keep it
-    outside the home, readable by the Kairos user only.
+    With --entry-key, a key for the log entries' MACs instead; with
+    --master-key, the master key of encryption at rest.  Keep either outside
+    the home, readable by the Kairos user only.
 
     \b
     Example:
         kairos keygen /etc/kairos/signing.pem
         kairos keygen --entry-key /etc/kairos/entry.key
+        kairos keygen --master-key /etc/kairos/master.key
     """
     from kairos.audit.checkpoints import entry_keygen
     from kairos.audit.checkpoints import keygen as signing_keygen
 
-    if entry_key:
+    if entry_key and master_key:
+        raise BadInput("--entry-key and --master-key: choose one")
+    if entry_key or master_key:  # the same form: 32 random bytes in hex, mode 0600
         click.echo(f"wrote {entry_keygen(path)}")
         return
     click.echo(f"wrote {path} and {signing_keygen(path)}")

@@ -158,6 +158,18 @@ def sealed(data: dict[str, Any]) -> None:
                f"{data['root']} ({signed}): {data['file']}")
 
 
+def erasure(e: Any) -> None:
+    """An erasure's report: pairs, files and counts; never content."""
+    verb = "would erase" if e.dry_run else "erased"
+    for p in e.pairs:
+        click.echo(f"{verb} {p['agent']}/{e.user}: {p['events']} events, "
+                   f"{p['keys']} key{'s' if p['keys'] != 1 else ''}, "
+                   f"files {', '.join(p['files']) or '-'}")
+    click.echo(f"{verb} {len(e.pairs)} pair{'s' if len(e.pairs) != 1 else ''} of {e.user}: "
+               f"{e.events} events, {e.lines} current lines"
+               + ("" if e.dry_run else f", {e.vectors} embeddings"))
+
+
 # -- agent ----------------------------------------------------------------------------
 def compared(rows: list[dict[str, Any]]) -> None:
     click.echo(f"{'strategy':<10} {'injected':>9} {'on demand':>10}  injected files")
@@ -222,6 +234,12 @@ def traced(rows: list[dict[str, Any]]) -> None:
     """Current lines with the dreams and events under them; then lines that
     left: the version they left in, why, and what replaced them."""
     for r in rows:
+        if r["status"] == "erased":
+            e = r["erased"]
+            click.echo(f"  x: erased at {e['time']} by {e['by']} (event {e['event_id']}): "
+                       f"{e['reason']} ({e['events']} events before it; files "
+                       f"{', '.join(e['files'])})")
+            continue
         if r["status"] == "left":
             left = r["left"]
             click.echo(f"  -: {r['text']}")

@@ -6,6 +6,7 @@ Layout::
     kairos.db          the embedded SQLite event store (default backend)
     logs/YYYY/MM/      the append-only dated logs
     memory/            materialized memory files (derived)
+    keys/              data keys, wrapped by the master key (a home that encrypts)
     .kairos.lock       the writers' lock
 
 A directory is a home when it has ``kairos.toml`` or a ``logs/`` folder (a
@@ -27,6 +28,7 @@ from kairos.domain.files import FILES, TOPIC, FileSpec
 from kairos.errors import BadInput, NotAHome
 
 CONFIG = "kairos.toml"
+KEYS = "keys"  # the wrapped data keys of a home that encrypts (kairos.engine.keyring)
 DEFAULT_CONFIG = """\
 # Kairos home settings.
 #
@@ -60,6 +62,11 @@ DEFAULT_CONFIG = """\
 # timeout = 10                                   # seconds per embedding request
 # retry_after = 60                               # seconds to rest a failed embedder
 # min_similarity = 0.25                          # cosine below which a semantic hit is dropped
+#
+# [privacy]                                      # encryption at rest, erasure
+# encrypt = true                                 # memory text encrypted per agent+user pair
+# key_file = "/etc/kairos/master.key"            # the master key (outside the home), or
+# key_command = "vault kv get -field=key kairos" # a command that prints it, or KAIROS_MASTER_KEY
 #
 # [users.mia]                                    # per user
 # timezone = "Europe/Berlin"                     # relative time is read in it (default UTC)
@@ -132,6 +139,15 @@ class UserSettings:
 
 
 @dataclass
+class PrivacySettings:
+    """``[privacy]`` in kairos.toml (see :mod:`kairos.engine.keyring`)."""
+
+    encrypt: bool = False
+    key_file: str | None = None
+    key_command: str | None = None
+
+
+@dataclass
 class Settings:
     url: str | None = None
     limits: dict[str, int] = field(default_factory=dict)
@@ -141,6 +157,7 @@ class Settings:
     ceiling_factor: int = CEILING_FACTOR
     entry_key_file: str | None = None  # [audit] entry_key_file: the log entries' MAC key
     users: dict[str, UserSettings] = field(default_factory=dict)
+    privacy: PrivacySettings = field(default_factory=PrivacySettings)
 
     def timezone_of(self, user: str) -> str | None:
         found = self.users.get(user)
@@ -225,6 +242,18 @@ def _search_settings(path: str, data: dict[str, Any]) -> SearchSettings:
     return SearchSettings(**values)
 
 
+def _privacy_settings(path: str, data: Any) -> PrivacySettings:
+    if not isinstance(data, dict) or set(data) - {"encrypt", "key_file", "key_command"}:
+        raise BadInput(f"{path}: [privacy] takes encrypt, key_file and key_command")
+    if not isinstance(data.get("encrypt", False), bool):
+        raise BadInput(f"{path}: [privacy] encrypt must be true or false")
+    for key in ("key_file", "key_command"):
+        if not isinstance(data.get(key, ""), str):
+            raise BadInput(f"{path}: [privacy] {key} must be a string")
+    return PrivacySettings(encrypt=data.get("encrypt", False), key_file=data.get("key_file"),
+                           key_command=data.get("key_command"))
+
+
 def is_home(path: str) -> bool:
     return os.path.isfile(os.path.join(path, CONFIG)) or os.path.isdir(os.path.join(path, "logs"))
 
@@ -262,6 +291,7 @@ def load_settings(home: str) -> Settings:
                     dream=_dream_settings(path, data.get("dream", {})), **extra,
                     entry_key_file=audit.get("entry_key_file"),
                     users=_user_settings(path, data.get("users", {})),
+                    privacy=_privacy_settings(path, data.get("privacy", {})),
                     search=_search_settings(path, data.get("search", {})))
 
 

@@ -30,6 +30,7 @@ from kairos.domain.kinds import ACTORS, EventType
 from kairos.domain.logformat import Entry, file_header, render_entry
 from kairos.domain.logformat import parse_day as parse_log_day
 from kairos.engine.engine import Engine
+from kairos.engine.keyring import open_keyring
 from kairos.engine.locks import writer_lock
 from kairos.errors import BadInput, NotFound, on_disk
 from kairos.home import (
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from kairos.audit.checkpoints import CheckpointCheck, Checkpoints
     from kairos.audit.trace import Audit
     from kairos.dream.service import Dreams
+    from kairos.engine.erasure import Erasure
     from kairos.engine.rebuild import RebuildReport
     from kairos.engine.verify import Report
 
@@ -88,6 +90,7 @@ class Memory:
         self.url = store_url(self.home, db, self.settings)
         self.embedder = make_embedder(self.settings.search)
         self.entry_key = load_entry_key(self.home, self.settings)
+        self.keyring = open_keyring(self.home, self.settings)
         self.read_only = read_only
         self.engine = self._open(recover, follow)
 
@@ -99,7 +102,7 @@ class Memory:
         from kairos.dream.service import Dreams
 
         engine = self.engine
-        return Dreams(engine, engine.store, engine.index, self.settings, engine.dream_lock)
+        return Dreams(engine, engine.history, engine.index, self.settings, engine.dream_lock)
 
     @functools.cached_property
     def contexts(self) -> Contexts:
@@ -111,7 +114,8 @@ class Memory:
     def audit(self) -> Audit:
         from kairos.audit.trace import Audit
 
-        return Audit(self.engine.index, self.engine.store, self, self.contexts, self.home)
+        return Audit(self.engine.index, self.engine.history, self, self.contexts, self.home,
+                     stored=self.engine.store)
 
     @functools.cached_property
     def checkpoints(self) -> Checkpoints:
@@ -128,7 +132,8 @@ class Memory:
 
     def _open(self, recover: bool, follow: bool) -> Engine:
         if self.read_only:
-            engine = Engine(self.home, self.url, read_only=True, key=self.entry_key)
+            engine = Engine(self.home, self.url, read_only=True, key=self.entry_key,
+                            keyring=self.keyring)
             if recover:
                 try:
                     engine.check()
@@ -140,7 +145,7 @@ class Memory:
         # use: under the writer lock, so processes opening at once do not race.
         with writer_lock(self.home):
             engine = Engine(self.home, self.url, follow=follow, key=self.entry_key,
-                            embedder=self.embedder)
+                            embedder=self.embedder, keyring=self.keyring)
             if recover:
                 try:
                     engine.recover()
@@ -246,8 +251,8 @@ class Memory:
         self.engine.complete_log(event_id, row["position"])
         spec = file_spec(row["file"])
         limit = self.limit_of(spec)
-        events = self.engine.store.stream(MemoryStream.stream_id(agent, user),
-                                          upto_version=row["version"])
+        events = self.engine.history.stream(MemoryStream.stream_id(agent, user),
+                                            upto_version=row["version"])
         size_after = size(render(fold(events).get(spec.name)))
         return WriteResult(event_id, row["position"], EventType.WRITTEN.value, agent, user,
                            spec.name, size_after, limit, size_after > limit)
@@ -323,8 +328,8 @@ class Memory:
             if as_of is not None:
                 shown = format_time(parse_when(as_of))
                 stream_version = self.engine.index.stream_version_at(agent, user, shown)
-            events = (self.engine.store.stream(MemoryStream.stream_id(agent, user),
-                                               upto_version=stream_version)
+            events = (self.engine.history.stream(MemoryStream.stream_id(agent, user),
+                                                 upto_version=stream_version)
                       if stream_version else [])
             content = render(fold(events).get(spec.name)) or None
         return ReadResult(agent, user, spec.name, content, size(content or ""), limit,
@@ -336,11 +341,50 @@ class Memory:
         stream's last event that touched it."""
         at = None
         segments: Segments = []
-        for event in self.engine.store.stream(MemoryStream.stream_id(agent, user)):
+        for event in self.engine.history.stream(MemoryStream.stream_id(agent, user)):
             if name in touched(event):
                 segments = apply_to_file(segments, event, name)
                 at = event.originator_version
         return render(segments) or None, at
+
+    def forget(self, user: str, *, reason: str, by: str, agent: str | None = None,
+               dry_run: bool = False) -> Erasure:
+        """Erase a person: every pair of ``user`` (or the one with ``agent``).
+
+        The pairs' data keys are destroyed, so nothing they recorded decrypts
+        again; their files, lines, search index entries and embeddings are
+        purged; a ``SubjectErased`` event in each pair says who, when, why and
+        how much — never what.  No event and no log line changes, and every
+        hash chain and checkpoint still verifies (:mod:`kairos.engine.erasure`).
+        ``dry_run`` reports what would be erased and erases nothing.
+
+        :raises BadInput: a bad id, an empty reason or name, a home that does
+            not encrypt, or a pair with events recorded in clear.
+        :raises NotFound: no pair of that user (and agent).
+        """
+        from kairos.engine.erasure import erase
+
+        check_id(user, "user")
+        if agent is not None:
+            check_id(agent, "agent")
+        reason = check_text(reason, "reason").strip()
+        by = check_text(by, "by").strip()
+        if not dry_run and self.read_only:
+            raise BadInput("this home was opened read-only: open it without read_only to erase")
+        return erase(self.engine, user, agent, by=by, reason=reason, dry_run=dry_run)
+
+    def rotate_master_key(self, new_key: bytes) -> int:
+        """Wrap every data key with ``new_key`` (32 bytes); return how many.
+        No event changes; afterwards only the new master key opens the home.
+
+        :raises BadInput: the home does not encrypt, or the key is not 32 bytes.
+        """
+        if self.keyring is None:
+            raise BadInput("this home holds no encryption keys: nothing to rotate")
+        if len(new_key) != 32:
+            raise BadInput("a master key is 32 bytes")
+        with writer_lock(self.home):
+            return self.keyring.rewrap(new_key)
 
     def history(self, agent: str, *, user: str | None = None,
                 file: str | None = None) -> list[IndexRow]:
@@ -453,7 +497,7 @@ class Memory:
         cut = take_cut(engine.store, engine.mirror, os.path.join(self.home, ".kairos.lock"))
         try:
             report = verify(engine.store, engine.mirror, cut, self.entry_key, progress)
-            verify_read_side(engine.store, engine.readmodel, engine.files, report, progress)
+            verify_read_side(engine.history, engine.readmodel, engine.files, report, progress)
             # Checked at a moment no batch lands in (as the read side is):
             # writers go on meanwhile, and a torn view is no finding.
             for _ in range(TRIES):

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Protocol, cast
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol, cast
 from uuid import UUID
 
+from kairos.domain.encrypted import Decrypt, decrypt_event
 from kairos.domain.events import DomainEvent, DreamProposed
 from kairos.domain.fold import Files, Foldable, Segments, apply_event, apply_to_file, render, touched
 from kairos.domain.hashing import format_time
@@ -57,13 +58,22 @@ class _Scoped(Protocol):
     originator_version: int
 
 
+class Decrypted(NamedTuple):
+    """A recorded event with its content decrypted."""
+
+    position: int
+    event: Any
+
+
 # Read once: a member off the enum class costs more than the index row.
 RETRACTED, PROPOSED, WRITTEN = EventType.RETRACTED, EventType.PROPOSED, EventType.WRITTEN
+ERASED = EventType.ERASED
 NAMES = {kind: kind.value for kind in EventType}
 # The event's own text in the index: what was written, or why.
 _TEXT = {EventType.WRITTEN: "text", EventType.RETRACTED: "reason",
          EventType.SESSION_ENDED: "notes", EventType.REJECTED: "reason",
-         EventType.REFUSED: "reason", EventType.ROLLED_BACK: "reason"}
+         EventType.REFUSED: "reason", EventType.ROLLED_BACK: "reason",
+         EventType.ERASED: "reason"}
 
 
 def text_of(e: DomainEvent | Light) -> str | None:
@@ -98,7 +108,7 @@ def index_row(r: Applicable, where: Where, stream_ids: dict[int, str] | None = N
                 log_line, None)
     return (r.position, e.event_id, str(e.originator_id), e.originator_version,
             NAMES[e.kind], e.agent, e.user, getattr(e, "file", None),
-            getattr(e, "actor", None) or getattr(e, "reviewer", None),
+            getattr(e, "actor", None) or getattr(e, "reviewer", None) or getattr(e, "by", None),
             getattr(e, "session", None), format_time(e.timestamp), text_of(e), log_file,
             log_line, getattr(e, "dream_id", None))
 
@@ -115,10 +125,27 @@ class Batch:
     keys: list[tuple[str, str, str]]
     retracted: list[tuple[str, str]]
     files: list[tuple[FileTuple, bool, list[int], list[LineTuple]]]  # row, new, lines gone, added
+    # Streams erased, each with the erasure's position: the text of their
+    # events before it leaves the index.
+    erased: list[tuple[str, int]] = field(default_factory=list)
 
 
 class Indexer:
-    """Applies recorded events to the read model."""
+    """Applies recorded events to the read model.
+
+    :param decrypt: in a home that encrypts, how to decrypt the events'
+        content (:mod:`kairos.domain.encrypted`): the read model holds it
+        decrypted, and leaves out what no longer decrypts (erased).
+    """
+
+    def __init__(self, decrypt: Decrypt | None = None):
+        self.decrypt = decrypt
+
+    def decrypted(self, recorded: Iterable[Applicable]) -> Iterable[Applicable]:
+        decrypt = self.decrypt
+        if decrypt is None:
+            return recorded
+        return (Decrypted(r.position, decrypt_event(r.event, decrypt)) for r in recorded)
 
     def plan(self, reader: Writer, recorded: Sequence[Applicable], where: Where
              ) -> Batch | None:
@@ -134,10 +161,13 @@ class Indexer:
         state: dict[tuple[str, str, str], tuple[Files, int, int, str]] = {}
         new: set[tuple[str, str, str]] = set()
         current: dict[tuple[str, str, str], _Lines] = {}
-        for r in recorded:
+        erased: list[tuple[str, int]] = []
+        for r in self.decrypted(recorded):
             e = r.event
             row = index_row(r, where)
             rows.append(row)
+            if e.kind is ERASED:
+                erased.append((row[2], r.position))
             key = getattr(e, "idempotency_key", None)
             if key is not None:
                 keys.append((row[2], key, row[1]))
@@ -165,7 +195,7 @@ class Indexer:
             gone, added = current[agent, user, name].changes((agent, user, name))
             changed.append(((agent, user, name, render(segments), json.dumps(segments), version,
                              position, at), (agent, user, name) in new, gone, added))
-        return Batch(recorded[-1].position, rows, keys, retracted, changed)
+        return Batch(recorded[-1].position, rows, keys, retracted, changed, erased)
 
     @staticmethod
     def write(writer: Writer, batch: Batch, *, expect: int) -> bool:
@@ -175,6 +205,8 @@ class Indexer:
         if not writer.move_position(batch.last, expect):
             return False
         writer.insert_index(batch.rows)
+        for stream_id, position in batch.erased:
+            writer.erase_texts(stream_id, position)
         if batch.keys:
             writer.insert_keys(batch.keys)
         if batch.retracted:
@@ -210,7 +242,7 @@ class Indexer:
 
         def rows() -> Iterator[IndexTuple]:
             nonlocal last, count
-            for r in recorded:
+            for r in self.decrypted(recorded):
                 e = r.event
                 row = index_row(r, where, stream_ids)
                 yield row
@@ -248,7 +280,9 @@ class Indexer:
 
 
 def _is_append(e: DomainEvent | Light) -> bool:
-    return e.kind is WRITTEN and getattr(e, "mode", None) == "append"
+    """An append that adds a line (an erased one adds nothing)."""
+    return (e.kind is WRITTEN and getattr(e, "mode", None) == "append"
+            and getattr(e, "text", None) is not None)
 
 
 class _Lines:

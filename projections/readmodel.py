@@ -198,6 +198,12 @@ class Writer:
         self.conn.execute(STATEMENTS["insert_key"], [
             {"stream_id": s, "key": k, "event_id": e} for s, k, e in rows])
 
+    def erase_texts(self, stream_id: str, before: int) -> None:
+        """Clear the text of a stream's events before ``before`` (an erasure)."""
+        from kairos.projections.search import erase_history
+
+        erase_history(self.conn, stream_id, before)
+
     def segments(self, agent: str, user: str, name: str) -> list[list[Any]] | None:
         found = self.conn.execute(STATEMENTS["segments"], {
             "k_agent": agent, "k_user": user, "k_file": name}).scalar()

@@ -37,6 +37,7 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KAIROS_HOME", str(tmp_path / "no-home-here"))
     monkeypatch.delenv("KAIROS_DATABASE_URL", raising=False)
     monkeypatch.delenv("KAIROS_FAULT", raising=False)
+    monkeypatch.delenv("KAIROS_MASTER_KEY", raising=False)
 
 
 def _pg_database() -> Iterator[str]:

@@ -63,13 +63,14 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-def test_every_json_command_prints_exactly_one_json_line(sample: Path, tmp_path: Path) -> None:
+def test_every_json_command_prints_exactly_one_json_line(sample: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     seen: dict[str, object] = {}
 
     runner = CliRunner()
 
-    def run(name: str, *args: str, code: int = 0) -> object:
-        out = runner.invoke(cli, ["--home", str(sample), *args], catch_exceptions=False)
+    def run(name: str, *args: str, code: int = 0, home: Path = sample) -> object:
+        out = runner.invoke(cli, ["--home", str(home), *args], catch_exceptions=False)
         assert out.exit_code == code, f"{args}: {out.stderr}"
         seen[name] = one_json_line(out)
         return seen[name]
@@ -117,6 +118,17 @@ def test_every_json_command_prints_exactly_one_json_line(sample: Path, tmp_path:
     run("seal", "seal", "--json")
     run("export", "export", "-a", "ada", "-u", "sam", str(tmp_path / "bundle"), "--json")
     run("verify", "verify", "--bundle", str(tmp_path / "bundle"), "--json")
+    # An erasure needs a home that encrypts.
+    encrypted = tmp_path / "encrypted"
+    monkeypatch.setenv("KAIROS_MASTER_KEY", "11" * 32)
+    run("init", "init", "--json", home=encrypted)
+    with open(encrypted / "kairos.toml", "a", encoding="utf-8") as f:
+        f.write("\n[privacy]\nencrypt = true\n")
+    run("write", "write", "-a", "ada", "-u", "sam", "-f", "MEMORY.md", "Sam likes jazz",
+        "--json", home=encrypted)
+    for dry in (["--dry-run"], []):
+        run("forget", "forget", "-u", "sam", "--reason", "r", "--by", "dpo", *dry, "--json",
+            home=encrypted)
     # A failed check is still one document (exit 1), its problems inside it.
     with open(sample / "memory" / "ada" / "SOUL.md", "a", encoding="utf-8") as f:
         f.write("forged\n")

@@ -17,7 +17,7 @@ from typing import Any
 from uuid import UUID
 
 from kairos.audit.checkpoints import check_signature, leaves, public_key_text, read_checkpoint
-from kairos.domain.events import EVENT_TYPES, MemoryStream, expected_hash, payload_of
+from kairos.domain.events import EVENT_TYPES, MemoryStream, Recorded, expected_hash, payload_of
 from kairos.domain.hashing import format_time, parse_time
 from kairos.domain.ids import check_id
 from kairos.domain.inputs import when_text
@@ -45,12 +45,17 @@ def latest_checkpoint(home: str) -> str:
 @disk_errors
 def export(history: History, home: str, agent: str, user: str, out: str, *,
            since: str | None = None, until: str | None = None,
-           progress: Progress = SILENT) -> dict[str, Any]:
+           progress: Progress = SILENT, decrypted: History | None = None) -> dict[str, Any]:
     """Write an auditor's bundle: the pair's (and its agent's) events with an
     inclusion proof each against the latest checkpoint, their log entries,
     the checkpoint, and a README on verifying it.  Two passes over every
     event (the Merkle leaves, then the pair's events): ``progress`` hears of
     both, and of the proofs written.
+
+    In a home that encrypts, ``history`` gives the events as stored (their
+    hashes cover the encrypted content) and ``decrypted`` the same events
+    decrypted: a record then also carries ``decrypted``, the content fields
+    in clear, ``null`` where an erasure destroyed the key (and ``erased``).
 
     :raises BadInput: bad ids or dates, or ``out`` is not empty.
     :raises NotFound: no checkpoint yet.
@@ -67,21 +72,32 @@ def export(history: History, home: str, agent: str, user: str, out: str, *,
     streams = {MemoryStream.stream_id(agent, None), MemoryStream.stream_id(agent, user)}
     lo, hi = when_text(since), when_text(until)
     progress.phase("choose the pair's events", history.max_position())
-    chosen = [r for r in counted(history.read(), progress) if r.event.originator_id in streams
-              and r.position in index_of and (lo is None or format_time(r.event.timestamp) >= lo)
-              and (hi is None or format_time(r.event.timestamp) <= hi)]
+    def wanted(r: Recorded) -> bool:
+        return (r.event.originator_id in streams and r.position in index_of
+                and (lo is None or format_time(r.event.timestamp) >= lo)
+                and (hi is None or format_time(r.event.timestamp) <= hi))
+
+    chosen = [r for r in counted(history.read(), progress) if wanted(r)]
+    clear = {r.position: r.event for r in decrypted.read() if wanted(r)} if decrypted else {}
     os.makedirs(out, exist_ok=True)
     days: dict[str, list[str]] = {}
     progress.phase("write proofs", len(chosen))
     with open(os.path.join(out, "events.jsonl"), "w", encoding="utf-8") as f:
         for r in counted(chosen, progress):
             e = r.event
-            record = {"position": r.position, "leaf_index": index_of[r.position],
+            stored = payload_of(e)
+            record: dict[str, Any] = {"position": r.position, "leaf_index": index_of[r.position],
                       "type": e.kind.value, "stream": str(e.originator_id),
                       "version": e.originator_version, "time": format_time(e.timestamp),
-                      "event_id": e.event_id, "payload": payload_of(e), "prev": e.prev,
+                      "event_id": e.event_id, "payload": stored, "prev": e.prev,
                       "hash": e.hash, "inclusion": [p.hex() for p in inclusion_proof(
                           index_of[r.position], hashes[:size])]}
+            plain = clear.get(r.position)
+            shown = {k: v for k, v in payload_of(plain).items()
+                     if v != stored[k]} if plain is not None else {}
+            if shown:
+                record["decrypted"] = shown
+                record["erased"] = any(v is None for v in shown.values())
             f.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
             days.setdefault(day_of(e.timestamp), []).append(render_entry(r.position, e))
     for day, entries in days.items():

@@ -19,6 +19,7 @@ from kairos.domain.events import (
     DreamApproved,
     DreamProposed,
     MemoryStream,
+    SubjectErased,
 )
 from kairos.domain.files import check_scope, file_spec, has_versions
 from kairos.domain.fold import Segments, fold, render
@@ -46,9 +47,12 @@ class Audit:
     """The auditor's questions, over the index, the history and the files."""
 
     def __init__(self, index: Index, history: History, files: MemoryFiles, prompts: Prompts,
-                 home: str):
+                 home: str, stored: History | None = None):
         self.index = index
         self.history = history
+        # The events as stored (encrypted, in a home that encrypts): what a
+        # bundle's hashes are computed over.
+        self.stored = stored or history
         self.files = files
         self.prompts = prompts
         self.home = home
@@ -58,8 +62,9 @@ class Audit:
         """Write an auditor's bundle of the pair to ``out``
         (:func:`kairos.audit.export.export`)."""
         try:
-            return export(self.history, self.home, agent, user, out, since=since, until=until,
-                          progress=progress)
+            return export(self.stored, self.home, agent, user, out, since=since, until=until,
+                          progress=progress,
+                          decrypted=self.history if self.stored is not self.history else None)
         finally:
             progress.done()
 
@@ -134,6 +139,8 @@ class Audit:
                             "sources": [self._source(by_id.get(s), s) for s in sources]})
         if line is None and version is None and as_of is None:
             out.extend(self._left(spec.name, grep, approved, props, by_id))
+        if line is None and grep is None:
+            out.extend(_erasures(events, spec.name))
         return out
 
     def _left(self, name: str, grep: str | None, approved: list[DreamApproved],
@@ -220,6 +227,17 @@ class Audit:
                          "distiller": p.distiller, "report": p.report,
                          "dropped": [d for d in p.dropped if d.get("file") == name]}
         return {"file": name, "from": old, "to": new, "diff": text, "dream": explained}
+
+
+def _erasures(events: list[DomainEvent], name: str) -> list[dict[str, Any]]:
+    """The erasures of the pair that emptied this file: when, by whom, why
+    and how much (its lines before them are gone for good, unreadable even
+    in the history)."""
+    return [{"line": None, "text": None, "status": "erased", "dream": None, "via": [],
+             "sources": [],
+             "erased": {"event_id": e.event_id, "time": format_time(e.timestamp), "by": e.by,
+                        "reason": e.reason, "events": e.events, "files": e.files}}
+            for e in events if isinstance(e, SubjectErased) and name in e.files]
 
 
 __all__ = ["COLUMNS", "Audit"]

@@ -37,6 +37,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate
 from eventsourcing.utils import register_topic
 
+from kairos.domain.encrypted import ENCRYPTING, encrypt_payload
 from kairos.domain.fold import Files, Segments, apply_to_file, cites, cites_any, size_after_write, touched
 from kairos.domain.hashing import GENESIS, chain_hash
 from kairos.domain.ids import agent_stream_id, event_id, pair_stream_id
@@ -292,6 +293,31 @@ class MemoryStream(Aggregate):
         # file is a function of the event (kairos.domain.sealing).
         signature: str | None = None
 
+    class SubjectErased(Event):
+        """A person's memory in this pair erased: the pair's data keys were
+        destroyed, so nothing it ever recorded opens again, and every file
+        it had is empty from here on.  Who, when, why and how much — never
+        what was said (its own fields are not sealed: the audit needs them
+        after the erasure)."""
+
+        TOPIC = "kairos.domain:MemoryStream.SubjectErased"
+        kind: ClassVar[EventType] = EventType.ERASED
+        agent: str
+        user: str | None
+        by: str
+        reason: str
+        files: list[str]  # the files the pair had
+        events: int  # how many of its events came before
+        keys: list[str]  # the ids of the keys destroyed
+        event_id: str
+        prev: str
+        hash: str
+
+        def apply(self, aggregate: MemoryStream) -> None:
+            aggregate.head = self.hash
+            for name in self.files:
+                aggregate.set_file(name, [])
+
     def __init__(self, agent: str, user: str | None, event_id: str, prev: str, hash: str):
         self.agent = agent
         self.user = user
@@ -356,6 +382,9 @@ class MemoryStream(Aggregate):
         optional = optional_fields(event_class)
         if optional:  # absent optional fields are not hashed (see hashed_payload)
             payload = {k: v for k, v in payload.items() if v is not None or k not in optional}
+        seal = ENCRYPTING.get()
+        if seal is not None:  # the home encrypts: the event holds its content sealed
+            payload = encrypt_payload(event_class.kind, payload, seal)
         digest = chain_hash(event_class.kind, self.id, version, now, eid, self.head, payload)
         self.trigger_event(
             event_class, timestamp=now, event_id=eid, prev=self.head, hash=digest, **payload
@@ -513,6 +542,19 @@ class MemoryStream(Aggregate):
         self._record(self.VersionRolledBack, now, file=file, to_version=to, actor=actor,
                      reason=reason, segments=content_of(history, file, to))
 
+    def erase(self, by: str, reason: str, keys: list[str], now: datetime) -> None:
+        """Record that this pair's keys are being destroyed (before they are:
+        an erasure interrupted is finished by running it again).
+
+        :raises BadInput: an agent's own stream (its files are not a person's).
+        """
+        if self.user is None:
+            raise BadInput("an agent's own files (SOUL, ABOUT, TOOLS) are not a person's "
+                           "memory: forget erases the pairs of a user")
+        self._record(self.SubjectErased, now, by=by, reason=reason,
+                     files=sorted(name for name, segs in self.files.items() if segs),
+                     events=self.version, keys=sorted(keys))
+
     def seal(self, size: int, position: int, root: str, public_key: str | None,
              now: datetime, signature: str | None = None) -> None:
         self._record(self.CheckpointSealed, now, size=size, position=position, root=root,
@@ -529,14 +571,16 @@ DreamRejected = MemoryStream.DreamRejected
 DreamRefused = MemoryStream.DreamRefused
 VersionRolledBack = MemoryStream.VersionRolledBack
 CheckpointSealed = MemoryStream.CheckpointSealed
+SubjectErased = MemoryStream.SubjectErased
 
 DomainEvent = (StreamOpened | MemoryWritten | MemoryRetracted | SessionEnded | DreamProposed
-               | DreamApproved | DreamRejected | DreamRefused | VersionRolledBack | CheckpointSealed)
+               | DreamApproved | DreamRejected | DreamRefused | VersionRolledBack | CheckpointSealed
+               | SubjectErased)
 
 MemoryStream.TOPIC = "kairos.domain:MemoryStream"
 for _cls in (MemoryStream, StreamOpened, MemoryWritten, MemoryRetracted, SessionEnded,
              DreamProposed, DreamApproved, DreamRejected, DreamRefused, VersionRolledBack,
-             CheckpointSealed):
+             CheckpointSealed, SubjectErased):
     register_topic(_cls.TOPIC, _cls)
 
 # Event classes by the type name used in hashes and log entries, in the
@@ -544,7 +588,8 @@ for _cls in (MemoryStream, StreamOpened, MemoryWritten, MemoryRetracted, Session
 EVENT_TYPES: dict[str, type[DomainEvent]] = {
     cls.kind: cls
     for cls in (StreamOpened, MemoryWritten, MemoryRetracted, SessionEnded, DreamProposed,
-                DreamApproved, DreamRejected, DreamRefused, VersionRolledBack, CheckpointSealed)
+                DreamApproved, DreamRejected, DreamRefused, VersionRolledBack, CheckpointSealed,
+                SubjectErased)
 }
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol, cast
 
+from kairos.domain.encrypted import text_len
 from kairos.domain.kinds import EventType
 
 # A segment is [event_id, text] (raw) or [line_id, text, [source ids]]
@@ -43,13 +44,14 @@ class Foldable(Protocol):
 # rest of a fold step (a rebuild folds every event), a global costs nothing.
 WRITTEN, RETRACTED = EventType.WRITTEN, EventType.RETRACTED
 APPROVED, ROLLED_BACK = EventType.APPROVED, EventType.ROLLED_BACK
+ERASED = EventType.ERASED
 
 
 class _Write(Protocol):
     event_id: str
     file: str
     mode: str
-    text: str
+    text: str | None
 
 
 class _Retraction(Protocol):
@@ -67,6 +69,10 @@ class _Rollback(Protocol):
     segments: Segments
 
 
+class _Erasure(Protocol):
+    files: list[str]
+
+
 def apply_event(files: Files, event: Foldable) -> Files:
     """Return the files after ``event`` (a new dict; ``files`` is not changed)."""
     names = touched(event)
@@ -81,6 +87,8 @@ def apply_to_file(segments: Segments, event: Foldable, name: str) -> Segments:
     kind = event.kind
     if kind is WRITTEN:
         w = cast(_Write, event)
+        if w.text is None:  # sealed, and its key destroyed: nothing to show
+            return segments if w.mode == "append" else []
         segment = [w.event_id, w.text]
         return [*segments, segment] if w.mode == "append" else [segment]
     if kind is RETRACTED:
@@ -89,6 +97,8 @@ def apply_to_file(segments: Segments, event: Foldable, name: str) -> Segments:
         return [list(s) for s in cast(_Approval, event).contents[name]]
     if kind is ROLLED_BACK:
         return [list(s) for s in cast(_Rollback, event).segments]
+    if kind is ERASED:
+        return []
     return segments
 
 
@@ -130,6 +140,8 @@ def touched(event: Foldable) -> list[str]:
         return [cast(_Rollback, event).file]
     if kind is APPROVED:
         return sorted(cast(_Approval, event).contents)
+    if kind is ERASED:
+        return list(cast(_Erasure, event).files)
     return []
 
 
@@ -161,7 +173,8 @@ def lines_size(lines: list[tuple[str, list[str]]]) -> int:
 
 
 def size_after_write(segments: Segments, text: str, mode: str) -> int:
-    """The size the file would have after a write, for the limit checks."""
+    """The size the file would have after a write, for the limit checks
+    (the segments' texts may be sealed: their plaintext lengths count)."""
     if mode == "replace" or not segments:
         return len(text)
-    return size(render(segments)) + 1 + len(text)
+    return sum(text_len(seg[1]) + 1 for seg in segments) + len(text)

@@ -37,3 +37,4 @@ class EventType(StrEnum):
     REFUSED = "DreamRefused"
     ROLLED_BACK = "VersionRolledBack"
     SEALED = "CheckpointSealed"
+    ERASED = "SubjectErased"

@@ -41,6 +41,7 @@ from uuid import UUID
 from sqlalchemy.exc import DBAPIError
 
 from kairos import clock, faults
+from kairos.domain.encrypted import Decrypt, Encrypt, decrypt_event, encrypting
 from kairos.domain.events import (
     SYSTEM_AGENT,
     CheckpointSealed,
@@ -50,6 +51,7 @@ from kairos.domain.events import (
 )
 from kairos.domain.sealing import FOLDER, checkpoint_file, checkpoint_text
 from kairos.engine.follower import Follower
+from kairos.engine.keyring import Keyring
 from kairos.engine.locks import dream_lock, file_lock, writer_lock
 from kairos.engine.logmirror import LogMirror, Repair, past_the_end
 from kairos.engine.sqlitefiles import read_only_uri, wal_is_empty
@@ -66,7 +68,15 @@ from kairos.errors import (
     one_line,
 )
 from kairos.home import write_durably
-from kairos.ports import Doc, Embedder, EmbedderUnavailable, FileRow, IndexRow, SearchScope
+from kairos.ports import (
+    Doc,
+    Embedder,
+    EmbedderUnavailable,
+    FileRow,
+    History,
+    IndexRow,
+    SearchScope,
+)
 from kairos.projections.indexer import Applicable, Indexer
 from kairos.projections.materialize import Materializer
 from kairos.projections.readmodel import ReadModel, create_read_engine
@@ -103,8 +113,10 @@ class Engine:
     """
 
     def __init__(self, home: str, url: str, *, follow: bool = True, read_only: bool = False,
-                 key: bytes | None = None, embedder: Embedder | None = None):
+                 key: bytes | None = None, embedder: Embedder | None = None,
+                 keyring: Keyring | None = None):
         self.home = home
+        self.keyring = keyring
         self.read_only = read_only
         self.store, immutable = self._open_store(url, read_only)
         try:
@@ -118,7 +130,10 @@ class Engine:
         except Exception:
             self.store.close()
             raise
-        self.indexer = Indexer()
+        self.indexer = Indexer(keyring.decrypt if keyring is not None else None)
+        # The history as the services read it: content decrypted.
+        self.history: History = self.store if keyring is None else DecryptedHistory(
+            self.store, keyring.decrypt)
         self.mirror = LogMirror(os.path.join(home, "logs"), key)
         self.files = Materializer(home, self.readmodel, file_lock)
         self.embedder = embedder
@@ -442,7 +457,8 @@ class Engine:
             for _ in range(RETRIES):
                 stream = self._load(agent, user) or MemoryStream.open(agent, user, clock.now())
                 try:
-                    result = command(stream)
+                    with encrypting(self._encryptor(agent, stream.id)):
+                        result = command(stream)
                 except BaseException:
                     # The cache holds the very object the command may have
                     # changed: drop it, so the next load reads the store.
@@ -454,6 +470,14 @@ class Engine:
                     continue
                 return recorded[-1], result
         raise TooManyWriters(f"could not write to {agent}/{user}: too many concurrent writers")
+
+    def _encryptor(self, agent: str, stream_id: UUID) -> Encrypt | None:
+        """How a command encrypts content for this stream: None in a home
+        that does not encrypt, and for the home's own stream (checkpoints
+        carry no memory)."""
+        if self.keyring is None or not self.keyring.encrypts or agent == SYSTEM_AGENT:
+            return None
+        return self.keyring.encryptor(stream_id)
 
     def commit(self, stream: MemoryStream) -> list[Recorded]:
         """Save a stream's pending events and append their log entries (lock
@@ -539,6 +563,26 @@ class Engine:
         found = self.store.stream(UUID(row["stream_id"]), upto_version=row["version"],
                                   after_version=row["version"] - 1)
         return found[0] if found else None
+
+
+class DecryptedHistory:
+    """The store's events with their content decrypted (:class:`kairos.ports.History`),
+    for the services of a home that encrypts: erased content is left out."""
+
+    def __init__(self, store: Store, decrypt: Decrypt):
+        self.store = store
+        self.decrypt = decrypt
+
+    def read(self, after: int = 0, upto: int | None = None) -> Iterator[Recorded]:
+        for r in self.store.read(after, upto):
+            yield Recorded(r.position, decrypt_event(r.event, self.decrypt))
+
+    def stream(self, stream_id: UUID, upto_version: int | None = None) -> list[DomainEvent]:
+        return [decrypt_event(e, self.decrypt)
+                for e in self.store.stream(stream_id, upto_version)]
+
+    def max_position(self) -> int:
+        return self.store.max_position()
 
 
 class FreshIndex:

@@ -58,6 +58,7 @@ from kairos.domain.kinds import BASE_FIELDS, EventType
 from kairos.engine.sqlitefiles import read_only_uri
 from kairos.errors import KairosError
 from kairos.home import (
+    KEYS,
     check_home,
     day_files,
     load_entry_key,
@@ -99,8 +100,9 @@ def read_now(home: str | None, db: str | None, agent: str, user: str | None,
     settings = load_settings(path)
     url = store_url(path, db, settings)
     load_entry_key(path, settings)
-    if not url.startswith("sqlite:///"):
-        return None
+    if not url.startswith("sqlite:///") or settings.privacy.encrypt or os.path.isdir(
+            os.path.join(path, KEYS)):
+        return None  # an encrypting home: the full path, which asks for the master key
     try:
         spec = checked_scope(agent, user, file)
     except KairosError:

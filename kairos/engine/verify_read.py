@@ -22,8 +22,8 @@ from typing import Any
 from kairos.domain.fold import Files, apply_event, render, touched
 from kairos.domain.kinds import EventType
 from kairos.engine.locks import shared_lock_if_present
-from kairos.engine.store import Store
 from kairos.engine.verify import MAX_PROBLEMS, Problem, Report
+from kairos.ports import History
 from kairos.progress import SILENT, Progress, counted
 from kairos.projections.indexer import index_row
 from kairos.projections.materialize import Materializer, existing_files, file_path, read_file
@@ -35,7 +35,7 @@ TRIES = 3  # attempts at a moment when no batch lands between the two positions
 COMPARED = tuple(c for c in ROW_COLUMNS if c not in ("log_file", "log_line"))
 
 
-def verify_read_side(store: Store, readmodel: ReadModel, files: Materializer,
+def verify_read_side(store: History, readmodel: ReadModel, files: Materializer,
                      report: Report, progress: Progress = SILENT) -> None:
     """Check 4 of :mod:`kairos.engine.verify`: add a problem per differing row
     or file, a note for what could not be checked."""
@@ -56,7 +56,7 @@ def verify_read_side(store: Store, readmodel: ReadModel, files: Materializer,
                         "checked")
 
 
-def _check_rows(store: Store, readmodel: ReadModel, at: int, problems: list[Problem],
+def _check_rows(store: History, readmodel: ReadModel, at: int, problems: list[Problem],
                 progress: Progress = SILENT) -> dict[tuple[str, str, str], str]:
     """Compare ``memory_index`` and ``memory_files`` with the fold of the
     events up to ``at``; return the files' folded texts.

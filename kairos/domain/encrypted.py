@@ -1,0 +1,193 @@
+"""Encrypted content: memory text encrypted per stream, inside the events.
+
+When a home encrypts (``[privacy] encrypt = true``), every piece of memory
+content an event carries — what was written, a retraction's reason, session
+notes, a dream's lines, what it dropped and its report, the lines a
+publication or a rollback sets — is *encrypted* before the event is recorded: a
+string ``~kx1:<key id>:<characters>:<ciphertext>``, AES-256-GCM under the
+stream's own data key (:mod:`kairos.engine.keyring`).  The event keeps the
+encrypted string for good: the hash chain covers it, the dated logs show it,
+snapshots hold it.  So erasing a person is destroying their streams' keys —
+no event and no log line changes, every chain still verifies — and a copy of
+the event store or the logs without the keys reveals no memory content.
+
+Only the read side decrypts encrypted strings, with the keys it has
+(:func:`decrypt_event`): a string whose key was destroyed decrypts to nothing, and
+whatever held it (a line, a reason) is left out.  The write side never
+needs the plaintext back: an encrypted string records its plaintext's length in
+characters, which is all the size limits read (:func:`text_len`).
+
+Identifiers, times, actors, file names and hashes stay in clear: they are
+what makes the history verifiable and auditable after an erasure.  This
+module does no I/O and holds no key: the engine passes the functions in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from copy import copy as shallow_copy
+from typing import Any
+
+from kairos.domain.kinds import EventType
+
+PREFIX = "~kx1:"
+
+Encrypt = Callable[[str], str]
+Decrypt = Callable[[str], str | None]  # None: the key is gone (erased)
+
+
+def is_encrypted(value: object) -> bool:
+    return isinstance(value, str) and value.startswith(PREFIX)
+
+
+def envelope(kid: str, chars: int, blob: str) -> str:
+    return f"{PREFIX}{kid}:{chars}:{blob}"
+
+
+def parts(value: str) -> tuple[str, int, str]:
+    """(key id, characters, ciphertext) of a encrypted string.
+
+    :raises ValueError: it is not one.
+    """
+    kid, chars, blob = value[len(PREFIX):].split(":", 2)
+    return kid, int(chars), blob
+
+
+def text_len(text: str) -> int:
+    """The length of a text in characters, encrypted or not (the size limits
+    count the plaintext, which a encrypted string records)."""
+    if text.startswith(PREFIX):
+        return parts(text)[1]
+    return len(text)
+
+
+# -- which fields are content ----------------------------------------------------
+# Scalar text fields, by event kind.
+TEXT_FIELDS: dict[EventType, tuple[str, ...]] = {
+    EventType.WRITTEN: ("text",),
+    EventType.RETRACTED: ("reason",),
+    EventType.SESSION_ENDED: ("notes",),
+    EventType.REJECTED: ("reason",),
+    EventType.REFUSED: ("reason",),
+    EventType.ROLLED_BACK: ("reason",),
+}
+# Fields encrypted whole, as JSON: nothing on the write side reads inside them.
+BLOB_FIELDS: dict[EventType, tuple[str, ...]] = {EventType.PROPOSED: ("dropped", "report")}
+_EMPTY_BLOB: dict[str, Any] = {"dropped": [], "report": {}}
+
+
+def encrypt_payload(kind: EventType, payload: dict[str, Any], encrypt: Encrypt) -> dict[str, Any]:
+    """The payload with its content encrypted (a new dict).  What is encrypted
+    already stays as it is: a publication carries lines its proposal encrypted."""
+    out = dict(payload)
+
+    def text(value: str) -> str:
+        return value if value.startswith(PREFIX) else encrypt(value)
+
+    for name in TEXT_FIELDS.get(kind, ()):
+        if isinstance(out.get(name), str):
+            out[name] = text(out[name])
+    for name in BLOB_FIELDS.get(kind, ()):
+        value = out.get(name)
+        if not is_encrypted(value):
+            out[name] = encrypt(json.dumps(value, sort_keys=True, ensure_ascii=False))
+    if kind is EventType.PROPOSED:
+        out["files"] = {name: {**f, "lines": [[text(t), *rest] for t, *rest in f["lines"]]}
+                        for name, f in out["files"].items()}
+    elif kind is EventType.APPROVED:
+        out["contents"] = {name: _encrypt_segments(segs, text)
+                           for name, segs in out["contents"].items()}
+    elif kind is EventType.ROLLED_BACK:
+        out["segments"] = _encrypt_segments(out["segments"], text)
+    return out
+
+
+def _encrypt_segments(segments: list[list[Any]], text: Callable[[str], str]) -> list[list[Any]]:
+    return [[s[0], text(s[1]), *s[2:]] for s in segments]
+
+
+def _decrypt_segments(segments: list[list[Any]], index: int, decrypt: Decrypt) -> list[list[Any]]:
+    """The segments whose text decrypts, decrypted; the others (erased) left out."""
+    out = []
+    for s in segments:
+        t = s[index]
+        if isinstance(t, str) and t.startswith(PREFIX):
+            t = decrypt(t)
+            if t is None:
+                continue
+            s = [*s[:index], t, *s[index + 1:]]
+        out.append(s)
+    return out
+
+
+def decrypted_fields(kind: EventType, get: Callable[[str], Any], decrypt: Decrypt
+                  ) -> dict[str, Any]:
+    """The content fields of an event that change when decrypted: each encrypted
+    text decrypted (None when its key is gone), each blob decoded (empty when
+    gone), each line or segment decrypted or left out.  Empty for an event with
+    nothing encrypted, so an unencrypted home pays one lookup per event."""
+    changed: dict[str, Any] = {}
+    for name in TEXT_FIELDS.get(kind, ()):
+        value = get(name)
+        if isinstance(value, str) and value.startswith(PREFIX):
+            changed[name] = decrypt(value)
+    for name in BLOB_FIELDS.get(kind, ()):
+        value = get(name)
+        if is_encrypted(value):
+            plain = decrypt(value)
+            changed[name] = _EMPTY_BLOB[name] if plain is None else json.loads(plain)
+    if kind is EventType.PROPOSED:
+        files = get("files")
+        if any(is_encrypted(t) for f in files.values() for t, *_ in f["lines"]):
+            changed["files"] = {name: {**f, "lines": _decrypt_segments(f["lines"], 0, decrypt)}
+                                for name, f in files.items()}
+    elif kind is EventType.APPROVED:
+        contents = get("contents")
+        if any(is_encrypted(s[1]) for segs in contents.values() for s in segs):
+            changed["contents"] = {name: _decrypt_segments(segs, 1, decrypt)
+                                   for name, segs in contents.items()}
+    elif kind is EventType.ROLLED_BACK:
+        segments = get("segments")
+        if any(is_encrypted(s[1]) for s in segments):
+            changed["segments"] = _decrypt_segments(segments, 1, decrypt)
+    return changed
+
+
+def decrypt_event(event: Any, decrypt: Decrypt) -> Any:
+    """The event with its content decrypted (itself when nothing was encrypted): a
+    domain event (a frozen dataclass) or a light struct of the read side."""
+    changed = decrypted_fields(event.kind, lambda name: getattr(event, name, None), decrypt)
+    if not changed:
+        return event
+    if dataclasses.is_dataclass(event):
+        # Domain events are frozen: a copy, made without running __init__ checks.
+        copy = object.__new__(type(event))
+        state: dict[str, Any] = vars(copy)
+        state.update(event.__dict__)
+        state.update(changed)
+        return copy
+    copy = shallow_copy(event)  # a light struct: its fields can be set
+    for name, value in changed.items():
+        setattr(copy, name, value)
+    return copy
+
+
+# -- encrypting while a command records ------------------------------------------------
+# How to encrypt for the stream a command is recording to, set by the engine around
+# the command (kairos.engine.engine.Engine.execute) and read by
+# MemoryStream._record: the aggregate stays free of keys, and its snapshots
+# of anything but encrypted text.
+ENCRYPTING: ContextVar[Encrypt | None] = ContextVar("kairos_encrypting", default=None)
+
+
+@contextmanager
+def encrypting(encrypt: Encrypt | None) -> Iterator[None]:
+    token = ENCRYPTING.set(encrypt)
+    try:
+        yield
+    finally:
+        ENCRYPTING.reset(token)

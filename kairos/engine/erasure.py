@@ -1,0 +1,186 @@
+"""Erasure: forget a person (crypto-shredding) without rewriting history.
+
+In a home that encrypts, a pair's memory text exists in clear only where the
+read side decrypted it: the read model (files, lines, the event index, the
+full-text index, embeddings) and the materialized files.  Everywhere else —
+events, snapshots, logs — it is encrypted under the pair's own data key.
+So erasing the pairs of a user is, in this order:
+
+1. record a ``SubjectErased`` event in each pair (who, when, why, how many
+   events, which keys; never what was said): it empties every file of the
+   pair, and an interrupted erasure is finished by running it again;
+2. destroy the pairs' data keys (:meth:`~kairos.engine.keyring.Keyring.destroy`);
+3. bring the read side up: the erasure empties the files and their lines,
+   and takes the text of the pair's earlier events out of the event index
+   and the full-text index;
+4. purge what the read side keeps beyond that: the embeddings of the texts,
+   the full-text index's old segments, and — so no deleted page still holds
+   them — the database's free pages and write-ahead log (SQLite: ``VACUUM``
+   and a truncating checkpoint; PostgreSQL: ``VACUUM FULL`` of the read
+   model's tables).
+
+A home that does not encrypt, or a pair with events recorded before it did,
+cannot be erased this way: their text is in the events and the logs, which
+Kairos never rewrites (``docs/privacy.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import bindparam, text
+
+from kairos import clock
+from kairos.domain.encrypted import TEXT_FIELDS, is_encrypted
+from kairos.domain.events import MemoryStream, SubjectErased, payload_of
+from kairos.domain.kinds import EventType
+from kairos.engine.engine import Engine
+from kairos.errors import BadInput, NotFound
+from kairos.projections.search import compact
+from kairos.projections.vectors import digest
+
+READ_MODEL_TABLES = ("memory_index", "memory_files", "memory_lines", "memory_vectors")
+
+
+@dataclass
+class Erasure:
+    """What an erasure did (or, dry, would do): counts and names, never content."""
+
+    user: str
+    agent: str | None
+    dry_run: bool
+    pairs: list[dict[str, Any]] = field(default_factory=list)  # agent, events, files, keys
+    events: int = 0
+    lines: int = 0
+    vectors: int = 0
+    erased: list[str] = field(default_factory=list)  # the SubjectErased events' ids
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"user": self.user, "agent": self.agent, "dry_run": self.dry_run,
+                "pairs": self.pairs, "events": self.events, "lines": self.lines,
+                "vectors": self.vectors, "erased": self.erased}
+
+
+def clear_events(engine: Engine, agent: str, user: str) -> int:
+    """How many of a pair's events hold content that is not encrypted."""
+    count = 0
+    for event in engine.store.stream(MemoryStream.stream_id(agent, user)):
+        kind = event.kind
+        payload = payload_of(event)
+        if any(isinstance(payload.get(name), str) and not is_encrypted(payload[name])
+               for name in TEXT_FIELDS.get(kind, ())):
+            count += 1
+        elif kind is EventType.APPROVED and any(
+                not is_encrypted(s[1]) for segs in payload["contents"].values() for s in segs):
+            count += 1
+        elif kind is EventType.PROPOSED and not is_encrypted(payload["report"]):
+            count += 1
+    return count
+
+
+def erase(engine: Engine, user: str, agent: str | None, *, by: str, reason: str,
+          dry_run: bool = False) -> Erasure:
+    """Erase the pairs of ``user`` (all its agents, or ``agent``'s).
+
+    :raises NotFound: the user has no pair (with that agent).
+    :raises BadInput: the home does not encrypt, or a pair holds events
+        recorded in clear (nothing is erased then).
+    """
+    engine.fresh()
+    pairs = [(a, u) for a, u in engine.readmodel.pairs()
+             if u == user and (agent is None or a == agent)]
+    if not pairs:
+        raise NotFound(f"no memory of user {user!r}" + (f" with agent {agent!r}" if agent else ""))
+    keyring = engine.keyring
+    if keyring is None or not keyring.encrypts:
+        raise BadInput(
+            "this home does not encrypt memory ([privacy] encrypt = true), so its events and "
+            "logs hold the text in clear, and Kairos never rewrites them: nothing erased "
+            "(see docs/privacy.md)")
+    report = Erasure(user, agent, dry_run)
+    clear = 0
+    for a, u in pairs:
+        sid = MemoryStream.stream_id(a, u)
+        events = _count(engine, a, u)
+        files = [f.file for f in engine.index.files_of(a, u) if f.content]
+        report.pairs.append({"agent": a, "events": events, "files": files,
+                             "keys": len(keyring.key_ids(sid))})
+        report.events += events
+        clear += clear_events(engine, a, u)
+    texts = _texts(engine, pairs)
+    report.lines = texts["lines"]
+    if clear:
+        raise BadInput(f"{clear} event(s) of these pairs were recorded before the home "
+                       "encrypted: their text is in clear in the events and logs, which Kairos "
+                       "never rewrites, so they cannot be erased (see docs/privacy.md); "
+                       "nothing erased")
+    if dry_run:
+        return report
+    now = clock.now()
+    for a, u in pairs:
+        sid = MemoryStream.stream_id(a, u)
+        kids = keyring.key_ids(sid)
+        def command(stream: MemoryStream, kids: list[str] = kids) -> None:
+            stream.erase(by, reason, kids, now)
+
+        rec, _ = engine.execute(a, u, command)
+        assert isinstance(rec.event, SubjectErased)
+        report.erased.append(rec.event.event_id)
+        keyring.destroy(sid)
+    engine.flush()
+    report.vectors = _purge(engine, texts["digests"])
+    return report
+
+
+def _count(engine: Engine, agent: str, user: str) -> int:
+    with engine.readmodel.engine.connect() as conn:
+        return int(conn.execute(text("SELECT COUNT(*) FROM memory_index WHERE agent_id = :a "
+                                     "AND user_id = :u"), {"a": agent, "u": user}).scalar_one())
+
+
+def _texts(engine: Engine, pairs: list[tuple[str, str]]) -> dict[str, Any]:
+    """The digests of every text the read side holds for these pairs (their
+    embeddings go too), and how many current lines they have."""
+    digests: set[str] = set()
+    lines = 0
+    with engine.readmodel.engine.connect() as conn:
+        for a, u in pairs:
+            for r in conn.execute(text("SELECT text FROM memory_lines WHERE agent_id = :a "
+                                       "AND user_id = :u"), {"a": a, "u": u}):
+                digests.add(digest(r.text))
+                lines += 1
+            for r in conn.execute(text("SELECT text FROM memory_index WHERE agent_id = :a "
+                                       "AND user_id = :u AND text IS NOT NULL"),
+                                  {"a": a, "u": u}):
+                digests.add(digest(r.text))
+    return {"digests": sorted(digests), "lines": lines}
+
+
+def _purge(engine: Engine, digests: list[str]) -> int:
+    """Delete the embeddings of these texts, merge the full-text index, and
+    leave no free page or log frame holding erased text; return how many
+    embeddings went."""
+    purged = 0
+    with engine.read_side_held() as readmodel, engine.writer_lock():
+        with readmodel.engine.begin() as conn:
+            for i in range(0, len(digests), 500):
+                purged += conn.execute(
+                    text("DELETE FROM memory_vectors WHERE digest IN :d").bindparams(
+                        bindparam("d", expanding=True)), {"d": digests[i:i + 500]}).rowcount
+            compact(conn)
+        if readmodel.engine.dialect.name == "sqlite":
+            with readmodel.engine.connect() as conn:
+                raw: Any = conn.connection.driver_connection
+                raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                raw.execute("VACUUM")
+                raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        else:
+            with readmodel.engine.connect() as conn:
+                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+                for table in READ_MODEL_TABLES:
+                    conn.exec_driver_sql(f"VACUUM FULL {table}")
+    return purged
+
+
+__all__ = ["Erasure", "erase"]

@@ -1,0 +1,302 @@
+"""The data keys of an encrypting home, wrapped by its master key.
+
+Each stream (an agent's own files, or an agent+user pair) gets a random
+256-bit data key the first time it records content; its memory text is
+encrypted under that key with AES-256-GCM (:mod:`kairos.domain.encrypted`).
+A key lives in a file of its own, ``keys/<stream id>/<key id>.key`` in the
+home, wrapped (AES-256-GCM) by the home's master key, which never lives in
+the home: it comes from ``KAIROS_MASTER_KEY``, ``[privacy] key_command`` (a
+secrets manager) or ``[privacy] key_file``.  So:
+
+* a copy of the store, the logs or the home without the master key holds
+  no readable memory;
+* erasing a pair is deleting its key files (:meth:`Keyring.destroy`):
+  every event it recorded stays, verifiable, and never decrypts again;
+* rotating the master key re-wraps the key files (:meth:`Keyring.rewrap`),
+  and rewrites no event.
+
+A key file is written durably *before* the first event encrypted under it
+can commit: an acknowledged write is never one whose key a crash lost.
+Two processes may each create a key for the same new stream; both stay
+valid (an encrypted text names its key), and the first by name is used.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from uuid import UUID
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from kairos.domain.encrypted import Encrypt, envelope, parts
+from kairos.errors import BadInput
+from kairos.home import KEYS, Settings, write_durably
+
+MASTER_ENV = "KAIROS_MASTER_KEY"
+# How long a process trusts that a key it holds in memory still has its
+# file: an erasure by another process takes effect here within this time.
+RECHECK_SECONDS = 1.0
+
+
+class KeyUnavailable(BadInput):
+    """The master key is missing, malformed or not the one the home's keys
+    were wrapped with: nothing encrypted can be read or written."""
+
+
+def parse_key(text: str, where: str) -> bytes:
+    """A 256-bit key written as 64 hex digits or as base64.
+
+    :raises KeyUnavailable: it is neither, or not 32 bytes.
+    """
+    text = text.strip()
+    try:
+        key = bytes.fromhex(text) if len(text) == 64 else base64.b64decode(text, validate=True)
+    except (ValueError, binascii.Error):
+        key = b""
+    if len(key) != 32:
+        raise KeyUnavailable(f"the master key from {where} is not 32 bytes in hex or base64 "
+                             "(`kairos keygen --master-key FILE` writes one)")
+    return key
+
+
+def load_master(home: str, settings: Settings) -> bytes | None:
+    """The master key: ``KAIROS_MASTER_KEY``, else the output of ``[privacy]
+    key_command``, else the file ``[privacy] key_file``; None when none is set.
+
+    :raises KeyUnavailable: the command fails, the file cannot be read, the
+        file is inside the home, or the key is malformed.
+    """
+    privacy = settings.privacy
+    if os.environ.get(MASTER_ENV):
+        return parse_key(os.environ[MASTER_ENV], MASTER_ENV)
+    if privacy.key_command:
+        try:
+            out = subprocess.run(privacy.key_command, shell=True, capture_output=True,
+                                 text=True, timeout=30, check=True).stdout
+        except (OSError, subprocess.SubprocessError) as e:
+            raise KeyUnavailable(f"[privacy] key_command failed: {e}") from None
+        return parse_key(out, "[privacy] key_command")
+    if privacy.key_file:
+        path = os.path.abspath(os.path.expanduser(privacy.key_file))
+        if os.path.commonpath([path, home]) == home:
+            raise KeyUnavailable(f"the master key {path} is inside the home: keep it apart "
+                                 "from the data it protects")
+        try:
+            with open(path, encoding="ascii") as f:
+                return parse_key(f.read(), path)
+        except (OSError, UnicodeDecodeError) as e:
+            raise KeyUnavailable(f"cannot read the master key {path}: {e}") from None
+    return None
+
+
+def master_id(master: bytes) -> str:
+    """A public name of a master key (which key wrapped a data key)."""
+    return hashlib.sha256(b"kairos master key\0" + master).hexdigest()[:16]
+
+
+@dataclass
+class _Key:
+    aead: AESGCM
+    path: str
+    checked: float
+
+
+class Keyring:
+    """The data keys of one home, unwrapped on first use and held in memory."""
+
+    def __init__(self, home: str, master: bytes, *, encrypt: bool):
+        self.root = os.path.join(home, KEYS)
+        self.encrypts = encrypt  # new content is encrypted (else only read)
+        self._master = AESGCM(master)
+        self.master_id = master_id(master)
+        self._keys: dict[str, _Key] = {}  # key id -> key
+        self._active: dict[UUID, str] = {}  # stream -> the key id new content uses
+        self._gone: set[str] = set()  # key ids looked for and not found
+        self._lock = threading.Lock()
+        self._check_master()
+
+    # -- reading ---------------------------------------------------------------------
+    def _check_master(self) -> None:
+        """Fail now, with the reason, when the master key is not the one the
+        home's keys were wrapped with (rather than on the first read)."""
+        wrapped_by = set()
+        for path in self._files():
+            with open(path, encoding="utf-8") as f:
+                wrapped_by.add(json.load(f).get("master"))
+            if self.master_id in wrapped_by:
+                return
+        if wrapped_by:
+            raise KeyUnavailable(
+                f"the master key given (id {self.master_id}) is not the one this home's keys "
+                f"were wrapped with (id {', '.join(sorted(map(str, wrapped_by)))}): nothing "
+                "encrypted can be read")
+
+    def _files(self, stream: UUID | None = None) -> list[str]:
+        dirs = [os.path.join(self.root, str(stream))] if stream is not None else (
+            sorted(os.path.join(self.root, d) for d in os.listdir(self.root))
+            if os.path.isdir(self.root) else [])
+        return [os.path.join(d, name) for d in dirs if os.path.isdir(d)
+                for name in sorted(os.listdir(d)) if name.endswith(".key")]
+
+    def _unwrap(self, path: str) -> tuple[str, AESGCM]:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        kid = data["kid"]
+        try:
+            key = self._master.decrypt(base64.b64decode(data["nonce"]),
+                                       base64.b64decode(data["key"]),
+                                       f"kairos key {data['stream']} {kid}".encode())
+        except InvalidTag:
+            raise KeyUnavailable(f"the master key given (id {self.master_id}) does not open "
+                                 f"{path} (wrapped by id {data.get('master')})") from None
+        return kid, AESGCM(key)
+
+    def _find(self, kid: str) -> _Key | None:
+        """The key by id: held, or found in ``keys/`` (None once destroyed)."""
+        key = self._keys.get(kid)
+        now = time.monotonic()
+        if key is not None:
+            if now - key.checked < RECHECK_SECONDS:
+                return key
+            if os.path.exists(key.path):
+                key.checked = now
+                return key
+            self._forget(kid)
+            return None
+        if kid in self._gone:
+            return None
+        with self._lock:
+            for path in self._files():
+                if os.path.basename(path) == kid + ".key":
+                    found, aead = self._unwrap(path)
+                    self._keys[found] = _Key(aead, path, now)
+                    return self._keys[found]
+            self._gone.add(kid)
+        return None
+
+    def _forget(self, kid: str) -> None:
+        self._keys.pop(kid, None)
+        self._gone.add(kid)
+        self._active = {s: k for s, k in self._active.items() if k != kid}
+
+    def decrypt(self, value: str) -> str | None:
+        """The plaintext of an encrypted text; None when its key was destroyed."""
+        kid, _, blob = parts(value)
+        key = self._find(kid)
+        if key is None:
+            return None
+        raw = base64.urlsafe_b64decode(blob + "=" * (-len(blob) % 4))
+        return key.aead.decrypt(raw[:12], raw[12:], kid.encode()).decode("utf-8")
+
+    # -- writing ---------------------------------------------------------------------
+    def encryptor(self, stream: UUID) -> Encrypt:
+        """How to encrypt text for a stream: under its key, made (durably) on
+        first use."""
+        def encrypt(text: str) -> str:
+            kid, key = self._key_for(stream)
+            nonce = os.urandom(12)
+            blob = base64.urlsafe_b64encode(nonce + key.aead.encrypt(
+                nonce, text.encode("utf-8"), kid.encode())).rstrip(b"=").decode("ascii")
+            return envelope(kid, len(text), blob)
+        return encrypt
+
+    def _key_for(self, stream: UUID) -> tuple[str, _Key]:
+        kid = self._active.get(stream)
+        key = self._find(kid) if kid is not None else None
+        if kid is not None and key is not None:
+            return kid, key
+        with self._lock:
+            existing = self._files(stream)
+            if existing:
+                kid, aead = self._unwrap(existing[0])
+            else:
+                kid, aead = self._create(stream)
+            self._keys[kid] = _Key(aead, os.path.join(self.root, str(stream), kid + ".key"),
+                                   time.monotonic())
+            self._gone.discard(kid)
+            self._active[stream] = kid
+        return kid, self._keys[kid]
+
+    def _create(self, stream: UUID) -> tuple[str, AESGCM]:
+        kid = os.urandom(8).hex()
+        key = AESGCM.generate_key(bit_length=256)
+        nonce = os.urandom(12)
+        wrapped = self._master.encrypt(nonce, key, f"kairos key {stream} {kid}".encode())
+        data = {"v": 1, "stream": str(stream), "kid": kid, "master": self.master_id,
+                "nonce": base64.b64encode(nonce).decode(),
+                "key": base64.b64encode(wrapped).decode()}
+        write_durably(os.path.join(self.root, str(stream), kid + ".key"),
+                      json.dumps(data, sort_keys=True).encode())
+        return kid, AESGCM(key)
+
+    # -- erasing and rotating ------------------------------------------------------------
+    def key_ids(self, stream: UUID) -> list[str]:
+        return [os.path.basename(p)[:-len(".key")] for p in self._files(stream)]
+
+    def destroy(self, stream: UUID) -> list[str]:
+        """Delete a stream's keys (its folder, then the folder above is
+        fsynced); return their ids.  Nothing it encrypted decrypts again."""
+        kids = self.key_ids(stream)
+        folder = os.path.join(self.root, str(stream))
+        with self._lock:
+            if os.path.isdir(folder):
+                shutil.rmtree(folder)
+                fd = os.open(self.root, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            for kid in kids:
+                self._forget(kid)
+            self._active.pop(stream, None)
+        return kids
+
+    def rewrap(self, new_master: bytes) -> int:
+        """Wrap every data key with a new master key (each file replaced
+        atomically); return how many.  No event changes."""
+        aead, new_id = AESGCM(new_master), master_id(new_master)
+        count = 0
+        for path in self._files():
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            if data["master"] == new_id:
+                continue  # an earlier rotation stopped part way
+            aad = f"kairos key {data['stream']} {data['kid']}".encode()
+            key = self._master.decrypt(base64.b64decode(data["nonce"]),
+                                       base64.b64decode(data["key"]), aad)
+            nonce = os.urandom(12)
+            data.update(master=new_id, nonce=base64.b64encode(nonce).decode(),
+                        key=base64.b64encode(aead.encrypt(nonce, key, aad)).decode())
+            write_durably(path, json.dumps(data, sort_keys=True).encode())
+            count += 1
+        return count
+
+
+def open_keyring(home: str, settings: Settings) -> Keyring | None:
+    """The home's keyring: None for a home that never encrypted.
+
+    :raises KeyUnavailable: the home encrypts, or holds keys, and the master
+        key is missing or wrong.
+    """
+    has_keys = os.path.isdir(os.path.join(home, KEYS))
+    if not settings.privacy.encrypt and not has_keys:
+        return None
+    master = load_master(home, settings)
+    if master is None:
+        raise KeyUnavailable(
+            "this home encrypts memory, but no master key is set: set KAIROS_MASTER_KEY, or "
+            "[privacy] key_file or key_command in kairos.toml (see docs/privacy.md)")
+    return Keyring(home, master, encrypt=settings.privacy.encrypt)
+
+
+__all__ = ["KeyUnavailable", "Keyring", "load_master", "open_keyring", "parse_key"]

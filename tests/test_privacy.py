@@ -1,0 +1,448 @@
+"""Encryption at rest and erasure (crypto-shredding), on both backends.
+
+A home with ``[privacy] encrypt = true`` keeps every piece of memory content
+encrypted in its events, snapshots and logs; ``forget`` destroys a pair's
+keys and purges what the read side decrypted.  These tests look for the
+words themselves in the bytes: every file of the home, the SQLite database
+with its WAL, and on PostgreSQL a ``pg_dump`` and the database's table files.
+"""
+
+from __future__ import annotations
+
+import base64
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from click.testing import CliRunner
+
+from kairos.cli.main import cli
+from kairos.engine.keyring import KeyUnavailable
+from kairos.errors import BadInput, NotFound
+from kairos.memory import Memory
+
+# Words no other test data holds, so a hit is this test's text.
+SECRETS = ("Zanzibarpistachio", "Quetzalwelder", "Okapibremen", "Xylophonenotes",
+           "Vermilionreason")
+KEEP = "Kimchesspuzzle"  # another subject's: must survive every erasure
+
+
+def new_key() -> str:
+    return base64.b64encode(os.urandom(32)).decode()
+
+
+@pytest.fixture
+def key(monkeypatch: pytest.MonkeyPatch) -> str:
+    k = new_key()
+    monkeypatch.setenv("KAIROS_MASTER_KEY", k)
+    return k
+
+
+def encrypting(home: Path, db_url: str) -> Memory:
+    Memory.init(str(home), db_url).close()
+    with open(home / "kairos.toml", "a", encoding="utf-8") as f:
+        f.write("\n[privacy]\nencrypt = true\n")
+    return Memory(str(home), db_url)
+
+
+@pytest.fixture
+def emem(home: Path, db_url: str, key: str) -> Iterator[Memory]:
+    m = encrypting(home, db_url)
+    yield m
+    m.close()
+
+
+def fill(m: Memory) -> dict[str, str]:
+    """Every kind of content for sam (two agents), and some for kim."""
+    first = m.write("ada", "MEMORY.md", f"Sam loves {SECRETS[0]} gelato", user="sam")
+    m.write("ada", "MEMORY.md", f"Sam works as a {SECRETS[1]} at Globex", user="sam")
+    m.write("ada", "MEMORY.md", f"Sam now works as a {SECRETS[1]} at Initech", user="sam")
+    m.write("ada", "USER.md", f"Sam lives in {SECRETS[2]}", user="sam")
+    wrong = m.write("ada", "MEMORY.md", "Sam smokes", user="sam")
+    m.retract("ada", "MEMORY.md", [wrong.event_id], reason=f"not true, says {SECRETS[4]}",
+              user="sam")
+    m.end_session("ada", user="sam", notes=f"We talked about {SECRETS[3]}")
+    m.write("bob", "MEMORY.md", f"Sam asked bob about {SECRETS[0]}", user="sam")
+    m.write("ada", "MEMORY.md", f"Kim enjoys a {KEEP}", user="kim")
+    m.write("ada", "SOUL.md", "Ada is patient")
+    outcome = m.dreams.dream("ada", "sam", force=True)
+    assert outcome.status == "proposed", outcome
+    assert outcome.dream_id is not None
+    m.dreams.approve(outcome.dream_id, "rev")
+    m.flush()
+    return {"first": first.event_id, "dream": outcome.dream_id}
+
+
+def home_bytes(home: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(home)): p.read_bytes() for p in home.rglob("*") if p.is_file()}
+
+
+def found_in(blobs: dict[str, bytes], words: tuple[str, ...]) -> list[tuple[str, str]]:
+    return sorted((name, w) for name, data in blobs.items() for w in words
+                  if w.encode() in data or w.lower().encode() in data)
+
+
+def stored_rows(db_url: str) -> dict[str, bytes]:
+    """The event store's own tables (events and snapshots), as bytes."""
+    if db_url.startswith("sqlite:"):
+        import sqlite3
+
+        conn = sqlite3.connect(db_url[len("sqlite:///"):])
+        try:
+            return {f"{t}:{i}": bytes(r[0]) for t in ("stored_events", "stored_snapshots")
+                    for i, r in enumerate(conn.execute(f"SELECT state FROM {t}"))}
+        finally:
+            conn.close()
+    with psycopg.connect(db_url) as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE tablename LIKE '%%events' "
+            "OR tablename LIKE '%%snapshots'")]
+        return {f"{t}:{i}": bytes(r[0]) for t in tables
+                for i, r in enumerate(conn.execute(f"SELECT state FROM {t}"))}
+
+
+def pg_bytes(db_url: str) -> dict[str, bytes]:
+    """A pg_dump of the database, and its table files after a checkpoint."""
+    bindirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+    pg_dump = shutil.which("pg_dump") or (os.path.join(bindirs[-1], "pg_dump") if bindirs
+                                          else None)
+    assert pg_dump, "pg_dump not found"
+    dump = subprocess.run([pg_dump, db_url], capture_output=True, check=True).stdout
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        data_dir = conn.execute("SHOW data_directory").fetchone()[0]
+        oid = conn.execute("SELECT oid FROM pg_database WHERE datname = current_database()"
+                           ).fetchone()[0]
+    files = {"pg_dump": dump}
+    for path in glob.glob(os.path.join(data_dir, "base", str(oid), "*")):
+        with open(path, "rb") as f:
+            files[path] = f.read()
+    return files
+
+
+# -- encryption at rest ---------------------------------------------------------------
+def test_events_snapshots_and_logs_hold_no_memory_text(emem: Memory, home: Path,
+                                                       db_url: str) -> None:
+    fill(emem)
+    for i in range(210):  # past a snapshot (every 200 events)
+        emem.write("ada", "MEMORY.md", f"note {i} about {SECRETS[0]}", user="kim")
+    emem.flush()
+    rows = stored_rows(db_url)
+    assert any(k.startswith("stored_snapshots") or "snapshots" in k for k in rows)
+    assert found_in(rows, (*SECRETS, KEEP)) == []
+    logs = {k: v for k, v in home_bytes(home).items() if k.startswith("logs")}
+    assert logs and found_in(logs, (*SECRETS, KEEP)) == []
+    assert b"~kx1:" in b"".join(logs.values())
+    # ...while every read decrypts.
+    assert SECRETS[2] in (emem.read("ada", "USER.md", user="sam").content or "")
+    assert [h.text for h in emem.search("ada", SECRETS[2].lower(), user="sam")]
+    trace = emem.audit.trace("ada", "sam", "MEMORY.md")
+    assert any(SECRETS[1] in (r["text"] or "") for r in trace)
+    shown = emem.dreams.show(emem.dreams.list(agent="ada")[0]["dream_id"])
+    assert any(SECRETS[1] in str(line) for line in shown["files"]["MEMORY.md"]["lines"])
+    assert emem.verify().problems == []
+
+
+def test_a_copy_without_the_master_key_cannot_be_read(emem: Memory, home: Path, db_url: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    fill(emem)
+    emem.close()
+    monkeypatch.delenv("KAIROS_MASTER_KEY")
+    with pytest.raises(KeyUnavailable, match="no master key is set"):
+        Memory(str(home), db_url)
+    result = CliRunner().invoke(cli, ["--home", str(home), "--db", db_url, "read", "-a", "ada",
+                                      "-u", "sam", "-f", "MEMORY.md"])
+    assert result.exit_code != 0
+    assert "no master key is set" in result.output and len(result.output.splitlines()) == 1
+    monkeypatch.setenv("KAIROS_MASTER_KEY", new_key())
+    with pytest.raises(KeyUnavailable, match="not the one this home's keys were wrapped with"):
+        Memory(str(home), db_url)
+
+
+def test_master_key_from_a_file_or_a_command(home: Path, db_url: str, tmp_path: Path) -> None:
+    keyfile = tmp_path / "master.key"
+    result = CliRunner().invoke(cli, ["keygen", "--master-key", str(keyfile)])
+    assert result.exit_code == 0, result.output
+    assert oct(keyfile.stat().st_mode & 0o777) == "0o600"
+    Memory.init(str(home), db_url).close()
+    with open(home / "kairos.toml", "a", encoding="utf-8") as f:
+        f.write(f'\n[privacy]\nencrypt = true\nkey_file = "{keyfile}"\n')
+    with Memory(str(home), db_url) as m:
+        m.write("ada", "MEMORY.md", f"Sam loves {SECRETS[0]}", user="sam")
+    text = (home / "kairos.toml").read_text().replace(f'key_file = "{keyfile}"',
+                                                       f'key_command = "cat {keyfile}"')
+    (home / "kairos.toml").write_text(text)
+    with Memory(str(home), db_url) as m:
+        assert SECRETS[0] in (m.read("ada", "MEMORY.md", user="sam").content or "")
+    (home / "kairos.toml").write_text(text.replace(f"cat {keyfile}", "false"))
+    with pytest.raises(KeyUnavailable, match="key_command failed"):
+        Memory(str(home), db_url)
+    inside = home / "master.key"
+    shutil.copy(keyfile, inside)
+    (home / "kairos.toml").write_text(text.replace(f'key_command = "cat {keyfile}"',
+                                                   f'key_file = "{inside}"'))
+    with pytest.raises(KeyUnavailable, match="inside the home"):
+        Memory(str(home), db_url)
+
+
+def test_rotating_the_master_key_rewrites_no_event(emem: Memory, home: Path, db_url: str,
+                                                   tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    fill(emem)
+    before = stored_rows(db_url)
+    logs = {k: v for k, v in home_bytes(home).items() if k.startswith("logs")}
+    emem.close()
+    new = tmp_path / "new.key"
+    assert CliRunner().invoke(cli, ["keygen", "--master-key", str(new)]).exit_code == 0
+    result = CliRunner().invoke(cli, ["--home", str(home), "--db", db_url, "rotate-key",
+                                      "--new-key-file", str(new)])
+    assert result.exit_code == 0, result.output
+    assert "re-wrapped 4 data keys" in result.output  # ada/sam, bob/sam, ada/kim, ada
+    events = {k: v for k, v in stored_rows(db_url).items() if "events" in k}
+    assert events == {k: v for k, v in before.items() if "events" in k}
+    assert {k: v for k, v in home_bytes(home).items() if k.startswith("logs")} == logs
+    with pytest.raises(KeyUnavailable):
+        Memory(str(home), db_url)  # the old key no longer opens it
+    monkeypatch.setenv("KAIROS_MASTER_KEY", new.read_text().strip())
+    with Memory(str(home), db_url) as m:
+        assert SECRETS[2] in (m.read("ada", "USER.md", user="sam").content or "")
+        assert m.verify().problems == []
+
+
+def test_text_that_looks_encrypted_is_refused(mem: Memory) -> None:
+    with pytest.raises(BadInput, match="mark of text Kairos encrypted"):
+        mem.write("ada", "MEMORY.md", "~kx1:00:3:abc", user="sam")
+    assert mem.history("ada", user="sam") == []
+
+
+# -- erasure --------------------------------------------------------------------------
+def test_forget_leaves_no_plaintext_anywhere(emem: Memory, home: Path, db_url: str,
+                                             tmp_path: Path) -> None:
+    fill(emem)
+    emem.seal()
+    checkpoint = sorted((home / "checkpoints").glob("checkpoint-*.json"))[-1]
+    kim_before = emem.read("ada", "MEMORY.md", user="kim")
+    kim_history = emem.history("ada", user="kim")
+    soul = emem.read("ada", "SOUL.md").content
+    logs_before = {k: v for k, v in home_bytes(home).items() if k.startswith("logs")}
+    shutil.copytree(home / "logs", tmp_path / "logs-before")
+    assert found_in(home_bytes(home), SECRETS)  # the read side holds them, decrypted
+
+    erasure = emem.forget("sam", reason="GDPR request 118", by="dpo")
+    assert [p["agent"] for p in erasure.pairs] == ["ada", "bob"]
+    assert erasure.events == 12 and len(erasure.erased) == 2
+    emem.close()
+
+    # No plaintext of sam's anywhere; kim's is still there.
+    blobs = home_bytes(home)
+    if not db_url.startswith("sqlite:"):
+        blobs.update(pg_bytes(db_url))
+    else:
+        assert "kairos.db" in blobs
+    assert found_in(blobs, SECRETS) == []
+    assert found_in(blobs, (KEEP,))
+    # The logs only grew (the erasure's entries), the chains and checkpoint verify.
+    logs_after = {k: v for k, v in blobs.items() if k.startswith("logs")}
+    assert all(logs_after[k].startswith(v) for k, v in logs_before.items())
+    with Memory(str(home), db_url) as m:
+        assert m.verify().problems == []
+        assert m.verify_checkpoint(str(checkpoint)).ok
+        assert m.read("ada", "MEMORY.md", user="kim") == kim_before
+        assert m.history("ada", user="kim") == kim_history
+        assert m.read("ada", "SOUL.md").content == soul
+        for agent, name in (("ada", "MEMORY.md"), ("ada", "USER.md"), ("bob", "MEMORY.md")):
+            assert m.read(agent, name, user="sam").content is None
+        assert m.rebuild().changed == []
+    if db_url.startswith("sqlite:"):
+        # The incident path: from the logs — today's, or a copy taken before
+        # the erasure — the text does not come back once the keys are gone.
+        for logs in (home / "logs", tmp_path / "logs-before"):
+            for p in home.glob("kairos.db*"):
+                p.unlink()
+            if logs != home / "logs":
+                shutil.rmtree(home / "logs")
+                shutil.copytree(logs, home / "logs")
+            with Memory(str(home), db_url, recover=False) as m:
+                m.rebuild(from_logs=True)
+                assert m.verify().problems == []
+                assert m.read("ada", "MEMORY.md", user="sam").content is None
+                assert m.search("ada", SECRETS[0].lower(), user="sam").hits == []
+                assert m.read("ada", "MEMORY.md", user="kim").content == kim_before.content
+            assert found_in(home_bytes(home), SECRETS) == []
+
+
+def test_forget_dry_run_lists_and_changes_nothing(emem: Memory, home: Path,
+                                                  db_url: str) -> None:
+    fill(emem)
+    rows = stored_rows(db_url)
+    keys = sorted(str(p) for p in (home / "keys").rglob("*.key"))
+    result = CliRunner().invoke(cli, ["--home", str(home), "--db", db_url, "forget", "--user",
+                                      "sam", "--reason", "GDPR 118", "--by", "dpo",
+                                      "--dry-run", "--json"])
+    assert result.exit_code == 0, result.output
+    import json
+
+    data = json.loads(result.output)
+    assert data["dry_run"] is True and data["erased"] == []
+    assert [(p["agent"], p["files"], p["keys"]) for p in data["pairs"]] == [
+        ("ada", ["MEMORY.md", "USER.md"], 1), ("bob", ["MEMORY.md"], 1)]
+    assert data["events"] == 12
+    assert not found_in({"out": result.output.encode()}, SECRETS)  # counts, never content
+    assert stored_rows(db_url) == rows
+    assert sorted(str(p) for p in (home / "keys").rglob("*.key")) == keys
+    assert SECRETS[2] in (emem.read("ada", "USER.md", user="sam").content or "")
+
+
+def test_forget_one_agent_keeps_the_other_pairs(emem: Memory) -> None:
+    fill(emem)
+    erasure = emem.forget("sam", agent="bob", reason="asked bob to forget", by="dpo")
+    assert [p["agent"] for p in erasure.pairs] == ["bob"]
+    assert emem.read("bob", "MEMORY.md", user="sam").content is None
+    assert SECRETS[2] in (emem.read("ada", "USER.md", user="sam").content or "")
+    assert emem.search("bob", SECRETS[0].lower(), user="sam").hits == []
+    assert emem.search("ada", SECRETS[0].lower(), user="sam").hits
+
+
+def test_bad_forget_requests_change_nothing(emem: Memory, home: Path, db_url: str) -> None:
+    fill(emem)
+    rows = stored_rows(db_url)
+    with pytest.raises(NotFound, match="no memory of user 'nobody'"):
+        emem.forget("nobody", reason="r", by="dpo")
+    with pytest.raises(NotFound):
+        emem.forget("sam", agent="carl", reason="r", by="dpo")
+    with pytest.raises(BadInput):
+        emem.forget("sam", reason="   ", by="dpo")
+    with pytest.raises(BadInput):
+        emem.forget("../sam", reason="r", by="dpo")
+    for args in (["--user", "nobody", "--reason", "r", "--by", "x"],
+                 ["--user", "sam", "--reason", "r"],
+                 ["--user", "sam", "--reason", "", "--by", "x"]):
+        result = CliRunner().invoke(cli, ["--home", str(home), "--db", db_url, "forget", *args])
+        assert result.exit_code != 0, args
+    assert stored_rows(db_url) == rows
+
+
+def test_a_home_that_does_not_encrypt_refuses_to_forget(mem: Memory, home: Path) -> None:
+    mem.write("ada", "MEMORY.md", f"Sam loves {SECRETS[0]}", user="sam")
+    before = mem.history("ada", user="sam")
+    with pytest.raises(BadInput, match="does not encrypt"):
+        mem.forget("sam", reason="r", by="dpo")
+    result = CliRunner().invoke(cli, ["--home", str(home), "--db", mem.url, "forget",
+                                      "--user", "sam", "--reason", "r", "--by", "dpo"])
+    assert result.exit_code != 0
+    assert len(result.output.strip().splitlines()) == 1 and "does not encrypt" in result.output
+    assert mem.history("ada", user="sam") == before
+
+
+def test_a_pair_written_before_encryption_refuses_to_forget(home: Path, db_url: str,
+                                                            key: str) -> None:
+    with Memory.init(str(home), db_url) as m:
+        m.write("ada", "MEMORY.md", f"Sam loves {SECRETS[0]}", user="sam")
+    with open(home / "kairos.toml", "a", encoding="utf-8") as f:
+        f.write("\n[privacy]\nencrypt = true\n")
+    with Memory(str(home), db_url) as m:
+        m.write("ada", "MEMORY.md", "Sam likes tea", user="sam")
+        assert m.read("ada", "MEMORY.md", user="sam").content == (
+            f"Sam loves {SECRETS[0]}\nSam likes tea\n")
+        with pytest.raises(BadInput, match="1 event.* recorded before the home encrypted"):
+            m.forget("sam", reason="r", by="dpo")
+        with pytest.raises(BadInput, match="recorded before the home encrypted"):
+            m.forget("sam", reason="r", by="dpo", dry_run=True)
+
+
+def test_nothing_comes_back(emem: Memory) -> None:
+    ids = fill(emem)
+    # A proposal pending at the erasure, and a version to roll back to.
+    emem.write("ada", "MEMORY.md", f"Sam now works as a {SECRETS[1]} at Hooli", user="sam")
+    pending = emem.dreams.dream("ada", "sam", force=True)
+    assert pending.dream_id
+    emem.forget("sam", reason="GDPR 118", by="dpo")
+    assert emem.dreams.approve(pending.dream_id, "rev")
+    assert emem.read("ada", "MEMORY.md", user="sam").content is None
+    emem.dreams.rollback("ada", "sam", "MEMORY.md", 1, "try to get it back")
+    assert emem.read("ada", "MEMORY.md", user="sam").content is None
+    assert emem.dreams.read_version("ada", "sam", "MEMORY.md", 1) in (None, "")
+    # A dream after the erasure has nothing of it; search finds nothing.
+    emem.write("ada", "MEMORY.md", "Sam is back and likes tea", user="sam")
+    outcome = emem.dreams.dream("ada", "sam", force=True)
+    if outcome.dream_id:
+        assert not found_in({"p": str(emem.dreams.show(outcome.dream_id)).encode()}, SECRETS)
+    for word in (*SECRETS, "gelato", "smokes"):
+        for agent in ("ada", "bob"):
+            assert emem.search(agent, word.lower(), user="sam").hits == [], word
+    assert emem.read("ada", "MEMORY.md", user="sam").content == "Sam is back and likes tea\n"
+    # The history keeps every event, its content gone; the source of a line says so.
+    history = emem.history("ada", user="sam")
+    assert ids["first"] in {r["event_id"] for r in history}
+    assert all(not found_in({"r": str(r).encode()}, SECRETS) for r in history)
+    assert emem.audit.trace("ada", "sam", "USER.md")[-1]["status"] == "erased"
+
+
+def test_the_erasure_is_audited(emem: Memory, home: Path, db_url: str, tmp_path: Path) -> None:
+    fill(emem)
+    emem.forget("sam", reason="GDPR request 118", by="dpo")
+    runner = CliRunner()
+    audit = runner.invoke(cli, ["--home", str(home), "--db", db_url, "audit", "--user", "sam",
+                                "--type", "SubjectErased"])
+    assert audit.exit_code == 0, audit.output
+    assert audit.output.count("SubjectErased") == 2 and "dpo" in audit.output
+    assert "GDPR request 118" in audit.output
+    trace = runner.invoke(cli, ["--home", str(home), "--db", db_url, "trace", "-a", "ada",
+                                "-u", "sam", "-f", "MEMORY.md"])
+    assert trace.exit_code == 0, trace.output
+    assert "erased at" in trace.output and "by dpo" in trace.output
+    assert "GDPR request 118" in trace.output
+    # An auditor's bundle: it verifies, and shows the erasure, not the text.
+    out = tmp_path / "bundle"
+    emem.seal()
+    emem.audit.export("ada", "sam", str(out))
+    from kairos.audit.export import verify_bundle
+
+    assert verify_bundle(str(out))["ok"]
+    bundle = {str(p): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert found_in(bundle, SECRETS) == []
+    assert any(b"SubjectErased" in v for v in bundle.values())
+    import json
+
+    records = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    writes = [r for r in records if r["type"] == "MemoryWritten" and r["payload"]["user"]]
+    assert writes and all(r["erased"] and r["decrypted"] == {"text": None} for r in writes)
+    # A subject not erased: the bundle verifies, and shows the text decrypted beside it.
+    kim = tmp_path / "kim"
+    emem.audit.export("ada", "kim", str(kim))
+    assert verify_bundle(str(kim))["ok"]
+    shown = [json.loads(line) for line in (kim / "events.jsonl").read_text().splitlines()]
+    assert [r["decrypted"]["text"] for r in shown if r["type"] == "MemoryWritten"] == [
+        f"Kim enjoys a {KEEP}", "Ada is patient"]
+
+
+def test_erased_keys_stay_gone_for_other_processes(emem: Memory, home: Path, db_url: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    fill(emem)
+    other = Memory(str(home), db_url)
+    try:
+        assert SECRETS[0] in str(other.audit.trace("bob", "sam", "MEMORY.md"))
+        emem.forget("sam", reason="r", by="dpo")
+        import kairos.engine.keyring as keyring
+
+        monkeypatch.setattr(keyring, "RECHECK_SECONDS", 0.0)
+        assert SECRETS[0] not in str(other.audit.trace("bob", "sam", "MEMORY.md"))
+        assert SECRETS[0] not in str(other.history("bob", user="sam"))
+    finally:
+        other.close()
+
+
+def test_key_files_are_wrapped(emem: Memory, home: Path, key: str) -> None:
+    fill(emem)
+    files = sorted((home / "keys").rglob("*.key"))
+    assert len(files) == 4
+    raw = base64.b64decode(key)
+    for f in files:
+        assert raw.hex().encode() not in f.read_bytes()
+        assert hashlib.sha256(raw).hexdigest().encode() not in f.read_bytes()

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, cast
 from uuid import UUID
 
-from kairos.domain.encrypted import Decrypt, decrypt_event
+from kairos.domain.encrypted import CONTENT_TYPES, Decrypt, decrypt_event
 from kairos.domain.events import DomainEvent, DreamProposed
 from kairos.domain.fold import Files, Foldable, Segments, apply_event, apply_to_file, render, touched
 from kairos.domain.hashing import format_time
@@ -238,6 +238,7 @@ class Indexer:
         state: dict[tuple[str, str, str], tuple[Segments, int, int, str]] = {}
         current: dict[tuple[str, str, str], list[lines.Line]] = {}
         stream_ids: dict[int, str] = {}
+        erased: list[tuple[str, int]] = []
         last = count = 0
 
         def rows() -> Iterator[IndexTuple]:
@@ -246,6 +247,8 @@ class Indexer:
                 e = r.event
                 row = index_row(r, where, stream_ids)
                 yield row
+                if e.kind is ERASED:
+                    erased.append((row[2], r.position))
                 key = getattr(e, "idempotency_key", None)
                 if key is not None:
                     keys.append((row[2], key, row[1]))
@@ -268,6 +271,8 @@ class Indexer:
                 count += 1
 
         writer.load_index(rows())
+        for stream_id, at in erased:  # as the write path does on an erasure
+            writer.erase_texts(stream_id, at, fts=False)  # (the full-text index comes later)
         writer.load_files(
             (agent, user, name, render(segments), json.dumps(segments), version, position, at)
             for (agent, user, name), (segments, version, position, at) in state.items())
@@ -277,6 +282,16 @@ class Indexer:
             writer.insert_keys(keys)
         writer.set_position(last)
         return count, last, retracted
+
+
+def without_erased_text(row: IndexTuple, erasures: dict[str, int]) -> IndexTuple:
+    """The index row as an erasure of its stream leaves it (``erasures``: the
+    last erasure's position by stream id): content text cleared when the
+    event came before one."""
+    at = erasures.get(row[2])
+    if at is None or row[0] >= at or row[4] not in CONTENT_TYPES or row[11] is None:
+        return row
+    return (*row[:11], None, *row[12:])
 
 
 def _is_append(e: DomainEvent | Light) -> bool:
@@ -330,4 +345,5 @@ def mark_retracted(writer: Writer, retracted: list[tuple[str, str]]) -> None:
         writer.mark_retracted(retracted)
 
 
-__all__ = ["Applicable", "Indexer", "index_row", "mark_retracted", "text_of"]
+__all__ = ["Applicable", "Indexer", "index_row", "mark_retracted", "text_of",
+           "without_erased_text"]

@@ -198,11 +198,13 @@ class Writer:
         self.conn.execute(STATEMENTS["insert_key"], [
             {"stream_id": s, "key": k, "event_id": e} for s, k, e in rows])
 
-    def erase_texts(self, stream_id: str, before: int) -> None:
-        """Clear the text of a stream's events before ``before`` (an erasure)."""
+    def erase_texts(self, stream_id: str, before: int, *, fts: bool = True) -> None:
+        """Clear the text of a stream's events before ``before`` (an
+        erasure); ``fts``: take it out of the full-text index too (a bulk
+        load builds that afterwards)."""
         from kairos.projections.search import erase_history
 
-        erase_history(self.conn, stream_id, before)
+        erase_history(self.conn, stream_id, before, fts=fts)
 
     def segments(self, agent: str, user: str, name: str) -> list[list[Any]] | None:
         found = self.conn.execute(STATEMENTS["segments"], {
@@ -482,6 +484,14 @@ class ReadModel:
             found = conn.scalar(select(keys_table.c.event_id).where(
                 (keys_table.c.stream_id == stream_id) & (keys_table.c.key == key)))
         return None if found is None else str(found)
+
+    def erasures(self, upto: int) -> dict[str, int]:
+        """The position of each stream's last erasure up to ``upto``, by stream id."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(index.c.stream_id, func.max(index.c.position)).where(
+                index.c.type == "SubjectErased", index.c.position <= upto).group_by(
+                index.c.stream_id)).all()
+        return {r[0]: int(r[1]) for r in rows}
 
     def pairs(self) -> list[tuple[str, str]]:
         """Every agent+user pair with events, sorted."""

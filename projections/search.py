@@ -47,7 +47,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, TextClause, bindparam, text
 
-from kairos.domain.encrypted import TEXT_FIELDS
+from kairos.domain.encrypted import CONTENT_TYPES
 from kairos.ports import Doc, SearchScope, distinct_texts, first_texts
 from kairos.projections import terms
 from kairos.projections.lines import scope_token, segment_lines
@@ -145,17 +145,17 @@ def fill_fts(conn: Connection) -> None:
     create_fts(conn)
 
 
-def erase_history(conn: Connection, stream_id: str, before: int) -> None:
+def erase_history(conn: Connection, stream_id: str, before: int, *, fts: bool = True) -> None:
     """Take the text of a stream's events before ``before`` out of the index
     and the full-text index (an erasure).  The full-text index is
     contentless: a row leaves it only by naming the terms it went in with."""
-    if conn.dialect.name == "sqlite":
+    if fts and conn.dialect.name == "sqlite":
         conn.execute(text(
             "INSERT INTO memory_fts(memory_fts, rowid, body) "
             "SELECT 'delete', position, kairos_terms(text, stream_id) FROM memory_index "
             f"WHERE stream_id = :s AND position < :p AND type IN {_TYPES_SQL} "
             "AND text IS NOT NULL"), {"s": stream_id, "p": before})
-    content = ", ".join(f"'{kind.value}'" for kind in TEXT_FIELDS)  # a dream's summary stays
+    content = ", ".join(f"'{name}'" for name in sorted(CONTENT_TYPES))  # a dream's summary stays
     conn.execute(text("UPDATE memory_index SET text = NULL WHERE stream_id = :s "
                       f"AND position < :p AND type IN ({content}) AND text IS NOT NULL"),
                  {"s": stream_id, "p": before})

@@ -39,6 +39,7 @@ MEANING = {
     "DreamRefused": "a draft a guard refused: the rule and what the model call cost",
     "VersionRolledBack": "a file set back (or forward) to a published version",
     "CheckpointSealed": "a checkpoint over the global order: size, position, Merkle root",
+    "SubjectErased": "a pair erased: its keys destroyed, its files emptied (who, when, why)",
 }
 
 

@@ -107,6 +107,15 @@ def stored_rows(db_url: str) -> dict[str, bytes]:
                 for i, r in enumerate(conn.execute(f"SELECT state FROM {t}"))}
 
 
+def empty_pg_database(db_url: str) -> str:
+    """A new, empty database beside ``db_url``'s (the test server drops it
+    with the server)."""
+    name = "kt_restore_" + os.urandom(6).hex()
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return db_url.rsplit("/", 1)[0] + "/" + name
+
+
 def pg_bytes(db_url: str) -> dict[str, bytes]:
     """A pg_dump of the database, and its table files after a checkpoint."""
     bindirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
@@ -259,22 +268,29 @@ def test_forget_leaves_no_plaintext_anywhere(emem: Memory, home: Path, db_url: s
         for agent, name in (("ada", "MEMORY.md"), ("ada", "USER.md"), ("bob", "MEMORY.md")):
             assert m.read(agent, name, user="sam").content is None
         assert m.rebuild().changed == []
-    if db_url.startswith("sqlite:"):
-        # The incident path: from the logs — today's, or a copy taken before
-        # the erasure — the text does not come back once the keys are gone.
-        for logs in (home / "logs", tmp_path / "logs-before"):
+    # The incident path: from the logs — today's, or a copy taken before the
+    # erasure — into an empty store, the text does not come back once the
+    # keys are gone.
+    for logs in (home / "logs", tmp_path / "logs-before"):
+        if db_url.startswith("sqlite:"):
             for p in home.glob("kairos.db*"):
                 p.unlink()
-            if logs != home / "logs":
-                shutil.rmtree(home / "logs")
-                shutil.copytree(logs, home / "logs")
-            with Memory(str(home), db_url, recover=False) as m:
-                m.rebuild(from_logs=True)
-                assert m.verify().problems == []
-                assert m.read("ada", "MEMORY.md", user="sam").content is None
-                assert m.search("ada", SECRETS[0].lower(), user="sam").hits == []
-                assert m.read("ada", "MEMORY.md", user="kim").content == kim_before.content
-            assert found_in(home_bytes(home), SECRETS) == []
+            target = db_url
+        else:
+            target = empty_pg_database(db_url)
+        if logs != home / "logs":
+            shutil.rmtree(home / "logs")
+            shutil.copytree(logs, home / "logs")
+        with Memory(str(home), target, recover=False) as m:
+            m.rebuild(from_logs=True)
+            assert m.verify().problems == []
+            assert m.read("ada", "MEMORY.md", user="sam").content is None
+            assert m.search("ada", SECRETS[0].lower(), user="sam").hits == []
+            assert m.read("ada", "MEMORY.md", user="kim").content == kim_before.content
+        assert found_in(home_bytes(home), SECRETS) == []
+        if target != db_url:
+            with psycopg.connect(db_url, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE "{target.rsplit("/", 1)[1]}" WITH (FORCE)')
 
 
 def test_forget_dry_run_lists_and_changes_nothing(emem: Memory, home: Path,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from freezegun import freeze_time
 
+from kairos import clock
 from kairos.domain.fold import apply_event, touched
 from kairos.memory import Memory
 from kairos.projections.indexer import index_row
@@ -25,6 +26,10 @@ def every_kind_of_event(mem: Memory) -> None:
         mem.dreams.approve(second, "alice")
         mem.write("ada", "USER.md", "Name: Sam", user="sam", mode="replace")
         mem.dreams.rollback("ada", "sam", "MEMORY.md", 0, "raw again")
+        # An erasure's event (forget itself needs a home that encrypts:
+        # tests/test_privacy.py), recorded straight through the engine.
+        mem.write("ada", "MEMORY.md", "Kim plays chess", user="kim")
+        mem.engine.execute("ada", "kim", lambda s: s.erase("dpo", "a test", [], clock.now()))
         mem.seal()
 
 

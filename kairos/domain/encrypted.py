@@ -75,6 +75,8 @@ TEXT_FIELDS: dict[EventType, tuple[str, ...]] = {
     EventType.REFUSED: ("reason",),
     EventType.ROLLED_BACK: ("reason",),
 }
+# The event types whose own text (the event index's) is memory content.
+CONTENT_TYPES = frozenset(kind.value for kind in TEXT_FIELDS)
 # Fields encrypted whole, as JSON: nothing on the write side reads inside them.
 BLOB_FIELDS: dict[EventType, tuple[str, ...]] = {EventType.PROPOSED: ("dropped", "report")}
 _EMPTY_BLOB: dict[str, Any] = {"dropped": [], "report": {}}

@@ -25,7 +25,7 @@ from kairos.engine.locks import shared_lock_if_present
 from kairos.engine.verify import MAX_PROBLEMS, Problem, Report
 from kairos.ports import History
 from kairos.progress import SILENT, Progress, counted
-from kairos.projections.indexer import index_row
+from kairos.projections.indexer import index_row, without_erased_text
 from kairos.projections.materialize import Materializer, existing_files, file_path, read_file
 from kairos.projections.readmodel import ReadModel
 from kairos.projections.schema import ROW_COLUMNS
@@ -69,6 +69,8 @@ def _check_rows(store: History, readmodel: ReadModel, at: int, problems: list[Pr
     retracted: dict[str, str] = {}  # event id -> the retraction's id, from the store
     marked: dict[str, tuple[str, int]] = {}  # event id -> (retracted_by, position), the rows'
 
+    erasures = readmodel.erasures(at)
+
     def expected() -> Iterator[tuple[Any, ...]]:
         for rec in counted(store.read(upto=at), progress):
             e = rec.event
@@ -77,7 +79,7 @@ def _check_rows(store: History, readmodel: ReadModel, at: int, problems: list[Pr
             if touched(e):
                 scope = (e.agent, e.user or "")
                 streams[scope] = apply_event(streams.get(scope, {}), e)
-            yield index_row(rec, {})
+            yield without_erased_text(index_row(rec, {}), erasures)
 
     issues: dict[int, list[str] | None] = {}  # position -> columns that differ; None: no event
     lacks: list[int] = []

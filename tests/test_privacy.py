@@ -22,6 +22,7 @@ import psycopg
 import pytest
 from click.testing import CliRunner
 
+from kairos import clock
 from kairos.cli.main import cli
 from kairos.engine.keyring import KeyUnavailable
 from kairos.errors import BadInput, NotFound
@@ -462,3 +463,19 @@ def test_key_files_are_wrapped(emem: Memory, home: Path, key: str) -> None:
     for f in files:
         assert raw.hex().encode() not in f.read_bytes()
         assert hashlib.sha256(raw).hexdigest().encode() not in f.read_bytes()
+
+
+def test_a_dream_that_read_before_an_erasure_proposes_nothing(emem: Memory) -> None:
+    fill(emem)
+    emem.write("ada", "MEMORY.md", f"Sam now works as a {SECRETS[1]} at Hooli", user="sam")
+    events = emem.dreams._events("ada", "sam")
+    cutoff = events[-1].originator_version
+    emem.forget("sam", reason="r", by="dpo")
+    # What the dream drafted from what it read before the erasure.
+    lines = [[f"Sam works as a {SECRETS[1]} at Hooli", [events[-1].event_id]]]
+    with pytest.raises(BadInput, match="erased while dreaming"):
+        emem.engine.execute("ada", "sam", lambda s: s.propose(
+            clock.now(), files={"MEMORY.md": {"base": s.active_version("MEMORY.md"), "lines": lines}},
+            cutoff=cutoff, dropped=[], report={}, distiller="rules", model=None, usage={},
+            trigger="test"))
+    assert emem.dreams.list(agent="ada", pending=True) == []

@@ -317,6 +317,7 @@ class MemoryStream(Aggregate):
             aggregate.head = self.hash
             for name in self.files:
                 aggregate.set_file(name, [])
+            aggregate.erased = self.originator_version
 
     def __init__(self, agent: str, user: str | None, event_id: str, prev: str, hash: str):
         self.agent = agent
@@ -332,6 +333,9 @@ class MemoryStream(Aggregate):
         # oldest first, and how many keyed writes the stream has had in all.
         self.keys: dict[str, list[Any]] = {}
         self.keyed = 0
+        # The version of the pair's last erasure (absent from snapshots
+        # taken before erasures existed: read with a default).
+        self.erased = 0
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -468,8 +472,12 @@ class MemoryStream(Aggregate):
                 model: str | None, usage: dict[str, Any], trigger: str) -> str:
         """Record a dream's proposal; return its id (the dream id).
 
-        :raises BadInput: when a file's version moved since the dream read it.
+        :raises BadInput: when a file's version moved since the dream read
+            it, or the pair was erased after what it read (its draft may hold
+            erased words).
         """
+        if cutoff < getattr(self, "erased", 0):
+            raise BadInput("the pair was erased while dreaming: nothing proposed")
         for name, f in files.items():
             if self.active_version(name) != f["base"]:
                 raise BadInput(f"{name} changed version while dreaming: dream again")

@@ -179,23 +179,26 @@ def session_end(ctx: click.Context, agent: str, user: str, session_id: str | Non
 @click.argument("date", required=False)
 @agent_option(required=False, help="Only this agent's own entries (and the --user pair's).")
 @user_option(help="With --agent: also this pair's entries.")
+@click.option("--decrypt", is_flag=True,
+              help="In a home that encrypts: show the content decrypted (the hashes cover "
+                   "it encrypted; erased content stays absent).")
 @json_option
 @click.pass_context
 @run
 def log(ctx: click.Context, date: str | None, agent: str | None, user: str | None,
-        as_json: bool) -> None:
+        decrypt: bool, as_json: bool) -> None:
     """Print a day's log (DATE as YYYY-MM-DD; default today, UTC).
 
     \b
     Example:
         kairos log 2026-11-02
-        kairos log 2026-11-02 --agent ada --user sam
+        kairos log 2026-11-02 --agent ada --user sam --decrypt
     """
     mem = memory(ctx, read_only=True)
     if as_json:
-        render.emit(mem.log_entries(date, agent=agent, user=user))
+        render.emit(mem.log_entries(date, agent=agent, user=user, decrypt=decrypt))
     else:
-        click.echo(mem.log(date, agent=agent, user=user), nl=False)
+        click.echo(mem.log(date, agent=agent, user=user, decrypt=decrypt), nl=False)
 
 
 @click.command()

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kairos import clock
+from kairos.domain.encrypted import decrypt_event
 from kairos.domain.events import MODES, AlreadyWritten, MemoryStream, payload_of
 from kairos.domain.files import FileSpec, check_scope, checked_scope, file_spec
 from kairos.domain.fold import Segments, apply_to_file, fold, render, size, touched
@@ -397,30 +398,39 @@ class Memory:
         return self.engine.index.events(agent=agent, user=user, pair_only=True, file=file)
 
     def log(self, day: str | None = None, *, agent: str | None = None,
-            user: str | None = None) -> str:
+            user: str | None = None, decrypt: bool = False) -> str:
         """A day's log (today, UTC, by default), whole or only one scope's entries.
 
         With ``agent`` (and ``user``): only that agent's own entries (and that
-        pair's), so one pair never reads another's log lines.
+        pair's), so one pair never reads another's log lines.  ``decrypt``:
+        in a home that encrypts, the entries with their content decrypted
+        (as the file holds them, the hashes cover it encrypted).
         :raises NotFound: when there is no log for that day.
         """
         day, text = self._day_text(day, agent, user)
-        if agent is None:
+        if agent is None and not decrypt:
             return text
         return file_header(day) + "".join(
-            render_entry(e.position, e.event) for e in self._entries(day, text, agent, user))
+            render_entry(e.position, self._shown(e.event, decrypt))
+            for e in self._entries(day, text, agent, user))
 
     def log_entries(self, day: str | None = None, *, agent: str | None = None,
-                    user: str | None = None) -> list[dict[str, Any]]:
+                    user: str | None = None, decrypt: bool = False) -> list[dict[str, Any]]:
         """The same entries as :meth:`log`, as dicts (with their line in the file)."""
         day, text = self._day_text(day, agent, user)
         rel = self.engine.mirror.relpath(self.engine.mirror.path_for(day))
         return [{"position": e.position, "type": e.event.kind.value,
                  "time": format_time(e.event.timestamp), "stream": str(e.event.originator_id),
                  "version": e.event.originator_version, "event_id": e.event.event_id,
-                 **payload_of(e.event), "prev": e.event.prev, "hash": e.event.hash,
-                 "log_file": rel, "log_line": e.line}
+                 **payload_of(self._shown(e.event, decrypt)), "prev": e.event.prev,
+                 "hash": e.event.hash, "log_file": rel, "log_line": e.line}
                 for e in self._entries(day, text, agent, user)]
+
+    def _shown(self, event: Any, decrypt: bool) -> Any:
+        """An event as a log shows it: decrypted when asked, in a home with keys."""
+        if not decrypt or self.keyring is None:
+            return event
+        return decrypt_event(event, self.keyring.decrypt)
 
     def _day_text(self, day: str | None, agent: str | None, user: str | None) -> tuple[str, str]:
         day = parse_day(day) if day else clock.now().date().isoformat()

@@ -149,6 +149,13 @@ def test_events_snapshots_and_logs_hold_no_memory_text(emem: Memory, home: Path,
     logs = {k: v for k, v in home_bytes(home).items() if k.startswith("logs")}
     assert logs and found_in(logs, (*SECRETS, KEEP)) == []
     assert b"~kx1:" in b"".join(logs.values())
+    # The log as it is, and decrypted for those who hold the key.
+    day = emem.history("ada", user="sam")[0]["recorded_at"][:10]
+    assert SECRETS[2] not in emem.log(day, agent="ada", user="sam")
+    assert SECRETS[2] in emem.log(day, agent="ada", user="sam", decrypt=True)
+    assert SECRETS[2] in emem.log(day, decrypt=True)
+    assert any(e.get("text") == f"Sam lives in {SECRETS[2]}"
+               for e in emem.log_entries(day, decrypt=True))
     # ...while every read decrypts.
     assert SECRETS[2] in (emem.read("ada", "USER.md", user="sam").content or "")
     assert [h.text for h in emem.search("ada", SECRETS[2].lower(), user="sam")]

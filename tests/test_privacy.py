@@ -486,3 +486,76 @@ def test_a_dream_that_read_before_an_erasure_proposes_nothing(emem: Memory) -> N
             cutoff=cutoff, dropped=[], report={}, distiller="rules", model=None, usage={},
             trigger="test"))
     assert emem.dreams.list(agent="ada", pending=True) == []
+
+
+async def mcp_session(home: Path, db_url: str, key: str, query: str) -> dict[str, object]:
+    """An MCP client (the official SDK, over stdio) of ada/sam: a write, a read
+    and a search."""
+    import sys
+
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kairos.cli", "--home", str(home), "--db", db_url, "mcp", "--agent", "ada",
+              "--user", "sam"],
+        env={"PATH": os.environ.get("PATH", ""), "KAIROS_MASTER_KEY": key})
+    out: dict[str, object] = {}
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        out["write"] = await session.call_tool(
+            "memory_write", {"file": "MEMORY.md", "text": f"Sam plays the {SECRETS[3]}."})
+        out["read"] = await session.call_tool("memory_read", {"file": "MEMORY.md"})
+        out["search"] = await session.call_tool("memory_search", {"query": query})
+    return out
+
+
+def test_the_memory_tools_over_mcp_decrypt_and_forget(emem: Memory, home: Path, db_url: str,
+                                                      key: str) -> None:
+    import json
+
+    import anyio
+
+    fill(emem)
+    emem.close()
+    out = anyio.run(mcp_session, home, db_url, key, SECRETS[2].lower())
+    assert out["write"].is_error is False  # type: ignore[attr-defined]
+    read = json.loads(out["read"].content[0].text)  # type: ignore[attr-defined]
+    assert f"Sam plays the {SECRETS[3]}." in read["content"]
+    hits = json.loads(out["search"].content[0].text)["results"]  # type: ignore[attr-defined]
+    assert hits and hits[0]["text"] == f"Sam lives in {SECRETS[2]}"
+    logs = {k: v for k, v in home_bytes(home).items() if k.startswith("logs")}
+    assert found_in(logs, SECRETS) == []  # the MCP write is encrypted too
+    with Memory(str(home), db_url) as m:
+        m.forget("sam", reason="r", by="dpo")
+    out = anyio.run(mcp_session, home, db_url, key, SECRETS[2].lower())
+    assert json.loads(out["search"].content[0].text)["results"] == []  # type: ignore[attr-defined]
+    read = json.loads(out["read"].content[0].text)  # type: ignore[attr-defined]
+    assert read["content"] == f"Sam plays the {SECRETS[3]}.\n"  # written after the erasure
+
+
+def test_two_keys_for_one_stream_both_decrypt_and_both_are_destroyed(
+        emem: Memory, home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes may each create the first key of a new stream: both
+    stay valid, and an erasure destroys both."""
+    from kairos.domain.events import MemoryStream
+    from kairos.engine.keyring import open_keyring
+
+    other = open_keyring(str(home), emem.settings)
+    assert other is not None
+    sid = MemoryStream.stream_id("ada", "sam")
+    other._create(sid)  # the other process's key, made first
+    emem.write("ada", "MEMORY.md", f"Sam loves {SECRETS[0]}", user="sam")
+    assert len(emem.keyring.key_ids(sid)) in (1, 2)  # type: ignore[union-attr]
+    second = other.encryptor(sid)(f"Sam lives in {SECRETS[2]}")
+    kids = {second.split(":")[1]}
+    emem.engine.execute("ada", "sam", lambda s: s.write("USER.md", second, "append", "agent",
+                                                        None, clock.now()))
+    assert SECRETS[2] in (emem.read("ada", "USER.md", user="sam").content or "")
+    assert kids <= set(emem.keyring.key_ids(sid))  # type: ignore[union-attr]
+    emem.forget("sam", reason="r", by="dpo")
+    assert not (home / "keys" / str(sid)).exists()
+    assert emem.read("ada", "USER.md", user="sam").content is None
+    monkeypatch.setattr("kairos.engine.keyring.RECHECK_SECONDS", 0.0)
+    assert other.decrypt(second) is None  # gone for the other process too

@@ -32,7 +32,8 @@ def forget(ctx: click.Context, user: str, agent: str | None, reason: str, by: st
     again; purges their files, search index and embeddings; and records a
     SubjectErased event per pair (who, when, why, how much — never what).
     No event or log line changes: every chain and checkpoint still verifies.
-    The agents' own files (SOUL, ABOUT, TOOLS) stay.
+    The agents' own files (SOUL, ABOUT, TOOLS) stay.  Exits 1 when other
+    sessions kept the database from being compacted (run it again).
 
     \b
     Example:
@@ -44,6 +45,8 @@ def forget(ctx: click.Context, user: str, agent: str | None, reason: str, by: st
         render.emit(erasure.to_dict())
     else:
         render.erasure(erasure)
+    if not dry_run and not erasure.compacted:
+        ctx.exit(1)  # the keys are gone, but old pages may hold the text: run it again
 
 
 @click.command("rotate-key")

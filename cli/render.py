@@ -168,6 +168,9 @@ def erasure(e: Any) -> None:
     click.echo(f"{verb} {len(e.pairs)} pair{'s' if len(e.pairs) != 1 else ''} of {e.user}: "
                f"{e.events} events, {e.lines} current lines"
                + ("" if e.dry_run else f", {e.vectors} embeddings"))
+    if not e.dry_run and not e.compacted:
+        click.echo("the keys are destroyed, but other sessions kept the database from being "
+                   "compacted: old pages may still hold the text; run this again", err=True)
 
 
 # -- agent ----------------------------------------------------------------------------

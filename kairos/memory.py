@@ -20,7 +20,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kairos import clock
-from kairos.domain.encrypted import decrypt_event
 from kairos.domain.events import MODES, AlreadyWritten, MemoryStream, payload_of
 from kairos.domain.files import FileSpec, check_scope, checked_scope, file_spec
 from kairos.domain.fold import Segments, apply_to_file, fold, render, size, touched
@@ -30,7 +29,7 @@ from kairos.domain.inputs import check_key, check_text, parse_day, parse_when
 from kairos.domain.kinds import ACTORS, EventType
 from kairos.domain.logformat import Entry, file_header, render_entry
 from kairos.domain.logformat import parse_day as parse_log_day
-from kairos.engine.engine import Engine
+from kairos.engine.engine import DecryptedHistory, Engine
 from kairos.engine.keyring import open_keyring
 from kairos.engine.locks import writer_lock
 from kairos.errors import BadInput, NotFound, on_disk
@@ -370,6 +369,8 @@ class Memory:
             check_id(agent, "agent")
         reason = check_text(reason, "reason").strip()
         by = check_text(by, "by").strip()
+        if any(not c.isprintable() for c in by) or len(by) > 128:
+            raise BadInput("by must be a name on one line, at most 128 characters")
         if not dry_run and self.read_only:
             raise BadInput("this home was opened read-only: open it without read_only to erase")
         return erase(self.engine, user, agent, by=by, reason=reason, dry_run=dry_run)
@@ -411,7 +412,7 @@ class Memory:
         if agent is None and not decrypt:
             return text
         return file_header(day) + "".join(
-            render_entry(e.position, self._shown(e.event, decrypt))
+            render_entry(e.position, self._shown(e, decrypt))
             for e in self._entries(day, text, agent, user))
 
     def log_entries(self, day: str | None = None, *, agent: str | None = None,
@@ -422,15 +423,16 @@ class Memory:
         return [{"position": e.position, "type": e.event.kind.value,
                  "time": format_time(e.event.timestamp), "stream": str(e.event.originator_id),
                  "version": e.event.originator_version, "event_id": e.event.event_id,
-                 **payload_of(self._shown(e.event, decrypt)), "prev": e.event.prev,
+                 **payload_of(self._shown(e, decrypt)), "prev": e.event.prev,
                  "hash": e.event.hash, "log_file": rel, "log_line": e.line}
                 for e in self._entries(day, text, agent, user)]
 
-    def _shown(self, event: Any, decrypt: bool) -> Any:
-        """An event as a log shows it: decrypted when asked, in a home with keys."""
-        if not decrypt or self.keyring is None:
-            return event
-        return decrypt_event(event, self.keyring.decrypt)
+    def _shown(self, entry: Entry, decrypt: bool) -> Any:
+        """An entry's event as a log shows it: decrypted when asked, in a home with keys."""
+        history = self.engine.history
+        if not decrypt or not isinstance(history, DecryptedHistory):
+            return entry.event
+        return history.decrypted(entry.event, entry.position)
 
     def _day_text(self, day: str | None, agent: str | None, user: str | None) -> tuple[str, str]:
         day = parse_day(day) if day else clock.now().date().isoformat()

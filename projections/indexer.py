@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, cast
 from uuid import UUID
 
-from kairos.domain.encrypted import CONTENT_TYPES, Decrypt, decrypt_event
+from kairos.domain.encrypted import CONTENT_TYPES, StreamDecrypt, decrypt_event
 from kairos.domain.events import DomainEvent, DreamProposed
 from kairos.domain.fold import Files, Foldable, Segments, apply_event, apply_to_file, render, touched
 from kairos.domain.hashing import format_time
@@ -138,7 +138,7 @@ class Indexer:
         decrypted, and leaves out what no longer decrypts (erased).
     """
 
-    def __init__(self, decrypt: Decrypt | None = None):
+    def __init__(self, decrypt: StreamDecrypt | None = None):
         self.decrypt = decrypt
 
     def decrypted(self, recorded: Iterable[Applicable]) -> Iterable[Applicable]:

@@ -485,12 +485,14 @@ class ReadModel:
                 (keys_table.c.stream_id == stream_id) & (keys_table.c.key == key)))
         return None if found is None else str(found)
 
-    def erasures(self, upto: int) -> dict[str, int]:
-        """The position of each stream's last erasure up to ``upto``, by stream id."""
+    def erasures(self, upto: int | None) -> dict[str, int]:
+        """The position of each stream's last erasure (up to ``upto``), by stream id."""
+        query = select(index.c.stream_id, func.max(index.c.position)).where(
+            index.c.type == "SubjectErased")
+        if upto is not None:
+            query = query.where(index.c.position <= upto)
         with self.engine.connect() as conn:
-            rows = conn.execute(select(index.c.stream_id, func.max(index.c.position)).where(
-                index.c.type == "SubjectErased", index.c.position <= upto).group_by(
-                index.c.stream_id)).all()
+            rows = conn.execute(query.group_by(index.c.stream_id)).all()
         return {r[0]: int(r[1]) for r in rows}
 
     def pairs(self) -> list[tuple[str, str]]:

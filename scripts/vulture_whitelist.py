@@ -9,7 +9,7 @@ from types import SimpleNamespace
 _ = SimpleNamespace()
 # click registers commands by decorator; nothing calls them by name.
 _.audit_context, _.dream_list, _.dream_show, _.dream_approve, _.dream_reject
-_.session_end, _.files_cmd
+_.session_end, _.files_cmd, _.rotate_key
 # The top group imports a command by its name (kairos/cli/main.py, COMMANDS).
 _.mcp
 # Module attributes looked up on first use (PEP 562): kairos.Memory,

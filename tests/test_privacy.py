@@ -24,6 +24,7 @@ from click.testing import CliRunner
 
 from kairos import clock
 from kairos.cli.main import cli
+from kairos.domain.events import MemoryStream
 from kairos.engine.keyring import KeyUnavailable
 from kairos.errors import BadInput, NotFound
 from kairos.memory import Memory
@@ -232,10 +233,42 @@ def test_rotating_the_master_key_rewrites_no_event(emem: Memory, home: Path, db_
         assert m.verify().problems == []
 
 
-def test_text_that_looks_encrypted_is_refused(mem: Memory) -> None:
-    with pytest.raises(BadInput, match="mark of text Kairos encrypted"):
-        mem.write("ada", "MEMORY.md", "~kx1:00:3:abc", user="sam")
-    assert mem.history("ada", user="sam") == []
+LOOKS = ("~kx1:00:3:abc", "~kx1:0123456789abcdef:5:Zm9v")  # Kairos's form, or nearly
+
+
+def test_text_that_looks_encrypted_is_text_in_a_plain_home(mem: Memory) -> None:
+    for text in LOOKS:
+        mem.write("ada", "MEMORY.md", text, user="sam")
+    mem.write("ada", "MEMORY.md", "Sam likes tea", user="sam", mode="append")  # sizes still add
+    assert mem.read("ada", "MEMORY.md", user="sam").content == "".join(
+        t + "\n" for t in (*LOOKS, "Sam likes tea"))
+    assert mem.search("ada", LOOKS[0], user="sam") is not None
+    assert mem.verify().problems == []
+    assert mem.rebuild().changed == []
+
+
+def test_text_that_looks_encrypted_is_text_in_an_encrypting_home(emem: Memory,
+                                                                 db_url: str) -> None:
+    """Encrypted like any other text — and a ciphertext copied from another
+    pair's log entry never decrypts in this pair."""
+    fill(emem)
+    kim = next(e for e in emem.engine.store.stream(MemoryStream.stream_id("ada", "kim"))
+               if e.kind.value == "MemoryWritten")
+    for text in (*LOOKS, kim.text):  # the last: kim's ciphertext, copied
+        emem.write("ada", "MEMORY.md", text, user="sam")
+    emem.write("ada", "MEMORY.md", f"Sam now works as a {SECRETS[1]} at Hooli", user="sam")
+    dream = emem.dreams.dream("ada", "sam", force=True)
+    assert dream.dream_id
+    emem.dreams.reject(dream.dream_id, "rev", LOOKS[1])
+    shown = emem.read("ada", "MEMORY.md", user="sam").content or ""
+    assert all(t in shown for t in (*LOOKS, kim.text)) and KEEP not in shown
+    history = emem.history("ada", user="sam")
+    assert KEEP not in str(history) and history[-1]["text"] == LOOKS[1]
+    assert emem.verify().problems == []
+    emem.close()
+    with Memory(emem.home, db_url) as again:  # another process reads the same
+        assert again.read("ada", "MEMORY.md", user="sam").content == shown
+        assert again.rebuild().changed == []
 
 
 # -- erasure --------------------------------------------------------------------------
@@ -253,7 +286,7 @@ def test_forget_leaves_no_plaintext_anywhere(emem: Memory, home: Path, db_url: s
 
     erasure = emem.forget("sam", reason="GDPR request 118", by="dpo")
     assert [p["agent"] for p in erasure.pairs] == ["ada", "bob"]
-    assert erasure.events == 12 and len(erasure.erased) == 2
+    assert erasure.events == 12 and len(erasure.erased) == 2 and erasure.compacted
     emem.close()
 
     # No plaintext of sam's anywhere; kim's is still there.
@@ -558,4 +591,75 @@ def test_two_keys_for_one_stream_both_decrypt_and_both_are_destroyed(
     assert not (home / "keys" / str(sid)).exists()
     assert emem.read("ada", "USER.md", user="sam").content is None
     monkeypatch.setattr("kairos.engine.keyring.RECHECK_SECONDS", 0.0)
-    assert other.decrypt(second) is None  # gone for the other process too
+    assert other.decrypt(second, sid) is None  # gone for the other process too
+
+
+def test_a_process_that_held_the_key_writes_after_the_erasure_under_a_new_one(
+        emem: Memory, home: Path, db_url: str) -> None:
+    fill(emem)
+    other = Memory(str(home), db_url)  # another process: it has used ada/sam's key
+    try:
+        assert SECRETS[0] in (other.read("ada", "MEMORY.md", user="sam").content or "")
+        old = set(other.keyring.key_ids(MemoryStream.stream_id("ada", "sam")))  # type: ignore[union-attr]
+        emem.forget("sam", reason="r", by="dpo")
+        other.write("ada", "MEMORY.md", "Sam came back and likes coffee", user="sam")
+        new = set(emem.keyring.key_ids(MemoryStream.stream_id("ada", "sam")))  # type: ignore[union-attr]
+        assert new and not new & old  # a new key: the destroyed one is refused
+        assert other.read("ada", "MEMORY.md", user="sam").content == (
+            "Sam came back and likes coffee\n")
+    finally:
+        other.close()
+    with Memory(str(home), db_url) as fresh:
+        assert fresh.read("ada", "MEMORY.md", user="sam").content == (
+            "Sam came back and likes coffee\n")
+        assert fresh.verify().problems == []
+        assert fresh.rebuild().changed == []
+
+
+def test_an_erasure_interrupted_before_its_keys_went_hides_the_text_and_finishes_again(
+        emem: Memory, home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    fill(emem)
+    before = emem.history("ada", user="sam")[-1]["recorded_at"]
+    emem.write("ada", "MEMORY.md", f"Sam now works as a {SECRETS[1]} at Hooli", user="sam")
+    from kairos.engine.keyring import Keyring
+
+    def crash(self: Keyring, stream: object) -> list[str]:
+        raise OSError("the process died here")
+
+    monkeypatch.setattr(Keyring, "destroy", crash)
+    with pytest.raises(OSError):
+        emem.forget("sam", reason="r", by="dpo")
+    monkeypatch.undo()
+    assert (home / "keys" / str(MemoryStream.stream_id("ada", "sam"))).exists()
+    # ada/sam's erasure is recorded (bob/sam's, next, never began); its keys
+    # still exist, but nothing it recorded before the erasure shows.
+    for name in ("MEMORY.md", "USER.md"):
+        assert emem.read("ada", name, user="sam").content is None
+        assert not (emem.read("ada", name, user="sam", as_of=before).content or "")
+    assert SECRETS[0] in (emem.read("bob", "MEMORY.md", user="sam").content or "")
+    assert emem.dreams.dream("ada", "sam", force=True).dream_id is None
+    emem.dreams.rollback("ada", "sam", "MEMORY.md", 0, "try to get it back")
+    assert emem.read("ada", "MEMORY.md", user="sam").content is None
+    assert found_in({"h": str(emem.history("ada", user="sam")).encode(),
+                     "t": str(emem.audit.trace("ada", "sam", "MEMORY.md")).encode(),
+                     "s": str(emem.search("ada", SECRETS[1].lower(), user="sam").hits).encode(),
+                     "l": emem.log(before[:10], agent="ada", user="sam",
+                                   decrypt=True).encode()}, SECRETS) == []
+    assert emem.verify().problems == []
+    # Running it again finishes it: the keys go, the database is compacted.
+    again = emem.forget("sam", reason="r", by="dpo")
+    assert again.compacted
+    assert not (home / "keys" / str(MemoryStream.stream_id("ada", "sam"))).exists()
+    emem.close()
+    blobs = home_bytes(home)
+    if not db_url.startswith("sqlite:"):
+        blobs.update(pg_bytes(db_url))
+    assert found_in(blobs, SECRETS) == []
+
+
+def test_the_one_who_erases_is_named_on_one_line(emem: Memory) -> None:
+    fill(emem)
+    for by in ("dpo\nforged: yes", "", "x" * 200):
+        with pytest.raises(BadInput):
+            emem.forget("sam", reason="r", by=by)
+    assert SECRETS[2] in (emem.read("ada", "USER.md", user="sam").content or "")

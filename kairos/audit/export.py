@@ -21,6 +21,7 @@ from kairos.domain.events import EVENT_TYPES, MemoryStream, Recorded, expected_h
 from kairos.domain.hashing import format_time, parse_time
 from kairos.domain.ids import check_id
 from kairos.domain.inputs import when_text
+from kairos.domain.kinds import EventType
 from kairos.domain.logformat import day_of, file_header, render_entry
 from kairos.domain.merkle import inclusion_proof, leaf_hash, verify_inclusion
 from kairos.errors import BadInput, KairosError, NotFound, disk_errors
@@ -77,7 +78,13 @@ def export(history: History, home: str, agent: str, user: str, out: str, *,
                 and (lo is None or format_time(r.event.timestamp) >= lo)
                 and (hi is None or format_time(r.event.timestamp) <= hi))
 
-    chosen = [r for r in counted(history.read(), progress) if wanted(r)]
+    chosen = []
+    erasures: dict[UUID, int] = {}  # stream -> position of its last erasure
+    for r in counted(history.read(), progress):
+        if r.event.kind is EventType.ERASED:
+            erasures[r.event.originator_id] = r.position
+        if wanted(r):
+            chosen.append(r)
     clear = {r.position: r.event for r in decrypted.read() if wanted(r)} if decrypted else {}
     os.makedirs(out, exist_ok=True)
     days: dict[str, list[str]] = {}
@@ -97,7 +104,7 @@ def export(history: History, home: str, agent: str, user: str, out: str, *,
                      if v != stored[k]} if plain is not None else {}
             if shown:
                 record["decrypted"] = shown
-                record["erased"] = any(v is None for v in shown.values())
+                record["erased"] = r.position < erasures.get(e.originator_id, 0)
             f.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
             days.setdefault(day_of(e.timestamp), []).append(render_entry(r.position, e))
     for day, entries in days.items():

@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from copy import copy as shallow_copy
 from typing import Any
+from uuid import UUID
 
 from kairos.domain.kinds import EventType
 
@@ -38,10 +40,16 @@ PREFIX = "~kx1:"
 
 Encrypt = Callable[[str], str]
 Decrypt = Callable[[str], str | None]  # None: the key is gone (erased)
+# Decrypt a text of a stream: keys are the stream's own (a ciphertext copied
+# into another stream never decrypts there).
+StreamDecrypt = Callable[[str, UUID], str | None]
+# The one form of an encrypted text (a plain text that merely starts with the
+# prefix is not one, and is never parsed as one).
+FORM = re.compile(r"~kx1:([0-9a-f]{16}):([0-9]+):([A-Za-z0-9_-]+)")
 
 
 def is_encrypted(value: object) -> bool:
-    return isinstance(value, str) and value.startswith(PREFIX)
+    return isinstance(value, str) and value.startswith(PREFIX) and FORM.fullmatch(value) is not None
 
 
 def envelope(kid: str, chars: int, blob: str) -> str:
@@ -49,19 +57,21 @@ def envelope(kid: str, chars: int, blob: str) -> str:
 
 
 def parts(value: str) -> tuple[str, int, str]:
-    """(key id, characters, ciphertext) of a encrypted string.
+    """(key id, characters, ciphertext) of an encrypted string.
 
     :raises ValueError: it is not one.
     """
-    kid, chars, blob = value[len(PREFIX):].split(":", 2)
-    return kid, int(chars), blob
+    m = FORM.fullmatch(value)
+    if m is None:
+        raise ValueError("not an encrypted text")
+    return m.group(1), int(m.group(2)), m.group(3)
 
 
 def text_len(text: str) -> int:
     """The length of a text in characters, encrypted or not (the size limits
-    count the plaintext, which a encrypted string records)."""
-    if text.startswith(PREFIX):
-        return parts(text)[1]
+    count the plaintext, which an encrypted string records)."""
+    if text.startswith(PREFIX) and (m := FORM.fullmatch(text)) is not None:
+        return int(m.group(2))
     return len(text)
 
 
@@ -83,20 +93,19 @@ _EMPTY_BLOB: dict[str, Any] = {"dropped": [], "report": {}}
 
 
 def encrypt_payload(kind: EventType, payload: dict[str, Any], encrypt: Encrypt) -> dict[str, Any]:
-    """The payload with its content encrypted (a new dict).  What is encrypted
-    already stays as it is: a publication carries lines its proposal encrypted."""
+    """The payload with its content encrypted (a new dict), every text
+    through ``encrypt``, which keeps as it is only a text already encrypted
+    under one of this stream's own keys (a publication in the command that
+    made its proposal carries the proposal's lines): anything else that
+    merely looks encrypted is a user's text, and is encrypted as such."""
     out = dict(payload)
-
-    def text(value: str) -> str:
-        return value if value.startswith(PREFIX) else encrypt(value)
+    text = encrypt
 
     for name in TEXT_FIELDS.get(kind, ()):
         if isinstance(out.get(name), str):
             out[name] = text(out[name])
     for name in BLOB_FIELDS.get(kind, ()):
-        value = out.get(name)
-        if not is_encrypted(value):
-            out[name] = encrypt(json.dumps(value, sort_keys=True, ensure_ascii=False))
+        out[name] = encrypt(json.dumps(out.get(name), sort_keys=True, ensure_ascii=False))
     if kind is EventType.PROPOSED:
         out["files"] = {name: {**f, "lines": [[text(t), *rest] for t, *rest in f["lines"]]}
                         for name, f in out["files"].items()}
@@ -117,7 +126,7 @@ def _decrypt_segments(segments: list[list[Any]], index: int, decrypt: Decrypt) -
     out = []
     for s in segments:
         t = s[index]
-        if isinstance(t, str) and t.startswith(PREFIX):
+        if is_encrypted(t):
             t = decrypt(t)
             if t is None:
                 continue
@@ -135,7 +144,7 @@ def decrypted_fields(kind: EventType, get: Callable[[str], Any], decrypt: Decryp
     changed: dict[str, Any] = {}
     for name in TEXT_FIELDS.get(kind, ()):
         value = get(name)
-        if isinstance(value, str) and value.startswith(PREFIX):
+        if is_encrypted(value):
             changed[name] = decrypt(value)
     for name in BLOB_FIELDS.get(kind, ()):
         value = get(name)
@@ -159,10 +168,17 @@ def decrypted_fields(kind: EventType, get: Callable[[str], Any], decrypt: Decryp
     return changed
 
 
-def decrypt_event(event: Any, decrypt: Decrypt) -> Any:
-    """The event with its content decrypted (itself when nothing was encrypted): a
-    domain event (a frozen dataclass) or a light struct of the read side."""
-    changed = decrypted_fields(event.kind, lambda name: getattr(event, name, None), decrypt)
+def decrypt_event(event: Any, decrypt: StreamDecrypt, *, erased: bool = False) -> Any:
+    """The event with its content decrypted (itself when nothing was
+    encrypted): a domain event (a frozen dataclass) or a light struct of the
+    read side.  ``erased``: the event came before an erasure of its stream,
+    and nothing of it decrypts, whatever keys still exist."""
+    stream = event.originator_id
+
+    def text(value: str) -> str | None:
+        return None if erased else decrypt(value, stream)
+
+    changed = decrypted_fields(event.kind, lambda name: getattr(event, name, None), text)
     if not changed:
         return event
     if dataclasses.is_dataclass(event):

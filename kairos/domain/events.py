@@ -318,6 +318,7 @@ class MemoryStream(Aggregate):
             for name in self.files:
                 aggregate.set_file(name, [])
             aggregate.erased = self.originator_version
+            aggregate.erased_keys = sorted({*getattr(aggregate, "erased_keys", ()), *self.keys})
 
     def __init__(self, agent: str, user: str | None, event_id: str, prev: str, hash: str):
         self.agent = agent
@@ -333,9 +334,11 @@ class MemoryStream(Aggregate):
         # oldest first, and how many keyed writes the stream has had in all.
         self.keys: dict[str, list[Any]] = {}
         self.keyed = 0
-        # The version of the pair's last erasure (absent from snapshots
-        # taken before erasures existed: read with a default).
+        # The version of the pair's last erasure, and the key ids erasures
+        # destroyed, which no later text may be encrypted under (absent from
+        # snapshots taken before erasures existed: read with a default).
         self.erased = 0
+        self.erased_keys: list[str] = []
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:

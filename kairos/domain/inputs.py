@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 
-from kairos.domain.encrypted import PREFIX
 from kairos.domain.hashing import format_time
 from kairos.errors import BadInput
 
@@ -35,9 +34,6 @@ def check_text(text: str | bytes, what: str = "text", *, limit: int | None = Non
         raise BadInput(f"{what} contains a NUL character")
     if not text.strip():
         raise BadInput(f"{what} is empty")
-    if text.startswith(PREFIX):
-        raise BadInput(f"{what} starts with {PREFIX!r}, the mark of text Kairos encrypted: "
-                       "nothing written")
     if limit is not None and len(text) * 4 > limit and len(text.encode("utf-8")) > limit:
         raise BadInput(f"{what} is {len(text.encode('utf-8'))} bytes, over the {limit}-byte "
                        "bound of one write: nothing written")

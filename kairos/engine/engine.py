@@ -35,13 +35,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from itertools import islice
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
 from sqlalchemy.exc import DBAPIError
 
 from kairos import clock, faults
-from kairos.domain.encrypted import Decrypt, Encrypt, decrypt_event, encrypting
+from kairos.domain.encrypted import Encrypt, StreamDecrypt, decrypt_event, encrypting
 from kairos.domain.events import (
     SYSTEM_AGENT,
     CheckpointSealed,
@@ -49,6 +49,7 @@ from kairos.domain.events import (
     MemoryStream,
     Recorded,
 )
+from kairos.domain.kinds import EventType
 from kairos.domain.sealing import FOLDER, checkpoint_file, checkpoint_text
 from kairos.engine.follower import Follower
 from kairos.engine.keyring import Keyring
@@ -133,7 +134,7 @@ class Engine:
         self.indexer = Indexer(keyring.decrypt if keyring is not None else None)
         # The history as the services read it: content decrypted.
         self.history: History = self.store if keyring is None else DecryptedHistory(
-            self.store, keyring.decrypt)
+            self.store, keyring.decrypt, lambda: self.readmodel.erasures(None))
         self.mirror = LogMirror(os.path.join(home, "logs"), key)
         self.files = Materializer(home, self.readmodel, file_lock)
         self.embedder = embedder
@@ -439,11 +440,14 @@ class Engine:
             self._embed_lock.release()
 
     # -- the write path --------------------------------------------------------------
-    def execute(self, agent: str, user: str | None,
-                command: Callable[[MemoryStream], T]) -> tuple[Recorded, T]:
+    def execute(self, agent: str, user: str | None, command: Callable[[MemoryStream], T],
+                then: Callable[[], None] | None = None) -> tuple[Recorded, T]:
         """Load the stream (or open it), run ``command(stream)``, save, under
         the writer lock; a conflict (another writer took the version) reloads
         and runs the command again, so its checks see the new state.
+
+        ``then`` runs after the commit, the lock still held (an erasure
+        destroys the keys before any other writer can use them).
 
         :raises MemoryClosed: after :meth:`close`.
         :raises TooManyWriters: after :data:`RETRIES` conflicts.
@@ -457,7 +461,7 @@ class Engine:
             for _ in range(RETRIES):
                 stream = self._load(agent, user) or MemoryStream.open(agent, user, clock.now())
                 try:
-                    with encrypting(self._encryptor(agent, stream.id)):
+                    with encrypting(self._encryptor(agent, stream)):
                         result = command(stream)
                 except BaseException:
                     # The cache holds the very object the command may have
@@ -468,16 +472,18 @@ class Engine:
                     recorded = self.commit(stream)
                 except Conflict:
                     continue
+                if then is not None:
+                    then()
                 return recorded[-1], result
         raise TooManyWriters(f"could not write to {agent}/{user}: too many concurrent writers")
 
-    def _encryptor(self, agent: str, stream_id: UUID) -> Encrypt | None:
+    def _encryptor(self, agent: str, stream: MemoryStream) -> Encrypt | None:
         """How a command encrypts content for this stream: None in a home
         that does not encrypt, and for the home's own stream (checkpoints
-        carry no memory)."""
+        carry no memory); never under a key an erasure destroyed."""
         if self.keyring is None or not self.keyring.encrypts or agent == SYSTEM_AGENT:
             return None
-        return self.keyring.encryptor(stream_id)
+        return self.keyring.encryptor(stream.id, getattr(stream, "erased_keys", ()))
 
     def commit(self, stream: MemoryStream) -> list[Recorded]:
         """Save a stream's pending events and append their log entries (lock
@@ -567,19 +573,36 @@ class Engine:
 
 class DecryptedHistory:
     """The store's events with their content decrypted (:class:`kairos.ports.History`),
-    for the services of a home that encrypts: erased content is left out."""
+    for the services of a home that encrypts.  Erased content is left out —
+    both what no longer decrypts and everything of a stream recorded before
+    its last ``SubjectErased``, whatever keys still exist (an erasure
+    interrupted before its keys went, or a key another process still holds).
+    """
 
-    def __init__(self, store: Store, decrypt: Decrypt):
+    def __init__(self, store: Store, decrypt: StreamDecrypt,
+                 erasures: Callable[[], dict[str, int]]):
         self.store = store
         self.decrypt = decrypt
+        self.erasures = erasures  # stream id -> position of its last erasure (read model)
 
     def read(self, after: int = 0, upto: int | None = None) -> Iterator[Recorded]:
+        erased = self.erasures()
         for r in self.store.read(after, upto):
-            yield Recorded(r.position, decrypt_event(r.event, self.decrypt))
+            yield Recorded(r.position, self.decrypted(r.event, r.position, erased))
+
+    def decrypted(self, event: DomainEvent, position: int,
+                  erased: dict[str, int] | None = None) -> DomainEvent:
+        at = (self.erasures() if erased is None else erased).get(str(event.originator_id))
+        return cast(DomainEvent, decrypt_event(event, self.decrypt,
+                                               erased=at is not None and position < at))
 
     def stream(self, stream_id: UUID, upto_version: int | None = None) -> list[DomainEvent]:
-        return [decrypt_event(e, self.decrypt)
-                for e in self.store.stream(stream_id, upto_version)]
+        events = self.store.stream(stream_id)  # whole: a later erasure counts
+        erased = max((e.originator_version for e in events if e.kind is EventType.ERASED),
+                     default=0)
+        return [cast(DomainEvent, decrypt_event(e, self.decrypt,
+                                                erased=e.originator_version < erased))
+                for e in events if upto_version is None or e.originator_version <= upto_version]
 
     def max_position(self) -> int:
         return self.store.max_position()

@@ -26,9 +26,13 @@ Kairos never rewrites (``docs/privacy.md``).
 
 from __future__ import annotations
 
+import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
+from sqlalchemy import Engine as SAEngine
 from sqlalchemy import bindparam, text
 
 from kairos import clock
@@ -41,6 +45,9 @@ from kairos.projections.search import compact
 from kairos.projections.vectors import digest
 
 READ_MODEL_TABLES = ("memory_index", "memory_files", "memory_lines", "memory_vectors")
+# How long an erasure waits for other sessions to let its compaction finish.
+COMPACT_SECONDS = 30.0
+DEAD_KEPT = re.compile(r"(\d+) dead row versions cannot be removed yet")
 
 
 @dataclass
@@ -55,11 +62,14 @@ class Erasure:
     lines: int = 0
     vectors: int = 0
     erased: list[str] = field(default_factory=list)  # the SubjectErased events' ids
+    # Whether the database was compacted (no free page, dead row or log frame
+    # left that may hold the text); False: run the erasure again.
+    compacted: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"user": self.user, "agent": self.agent, "dry_run": self.dry_run,
                 "pairs": self.pairs, "events": self.events, "lines": self.lines,
-                "vectors": self.vectors, "erased": self.erased}
+                "vectors": self.vectors, "erased": self.erased, "compacted": self.compacted}
 
 
 def clear_events(engine: Engine, agent: str, user: str) -> int:
@@ -117,19 +127,29 @@ def erase(engine: Engine, user: str, agent: str | None, *, by: str, reason: str,
                        "nothing erased")
     if dry_run:
         return report
+    # The embeddings first, while the texts they were made of are still
+    # known (a run interrupted later finds them gone from the read model).
+    report.vectors = _purge_vectors(engine, texts["digests"])
     now = clock.now()
     for a, u in pairs:
         sid = MemoryStream.stream_id(a, u)
-        kids = keyring.key_ids(sid)
-        def command(stream: MemoryStream, kids: list[str] = kids) -> None:
-            stream.erase(by, reason, kids, now)
 
-        rec, _ = engine.execute(a, u, command)
+        def command(stream: MemoryStream, sid: UUID = sid) -> None:
+            # The keys are listed and destroyed under the writer lock: no
+            # writer can make or use one in between.
+            stream.erase(by, reason, keyring.key_ids(sid), now)
+
+        def destroy(sid: UUID = sid) -> None:
+            assert keyring is not None
+            keyring.destroy(sid)
+
+        rec, _ = engine.execute(a, u, command, then=destroy)
         assert isinstance(rec.event, SubjectErased)
         report.erased.append(rec.event.event_id)
-        keyring.destroy(sid)
     engine.flush()
-    report.vectors = _purge(engine, texts["digests"])
+    # Again: the follower may have embedded a line before the erasure emptied it.
+    report.vectors += _purge_vectors(engine, texts["digests"])
+    report.compacted = _compact(engine)
     return report
 
 
@@ -157,30 +177,70 @@ def _texts(engine: Engine, pairs: list[tuple[str, str]]) -> dict[str, Any]:
     return {"digests": sorted(digests), "lines": lines}
 
 
-def _purge(engine: Engine, digests: list[str]) -> int:
-    """Delete the embeddings of these texts, merge the full-text index, and
-    leave no free page or log frame holding erased text; return how many
-    embeddings went."""
+def _purge_vectors(engine: Engine, digests: list[str]) -> int:
+    """Delete the embeddings of these texts; return how many."""
     purged = 0
+    with engine.readmodel.engine.begin() as conn:
+        for i in range(0, len(digests), 500):
+            purged += conn.execute(
+                text("DELETE FROM memory_vectors WHERE digest IN :d").bindparams(
+                    bindparam("d", expanding=True)), {"d": digests[i:i + 500]}).rowcount
+    return purged
+
+
+def _compact(engine: Engine) -> bool:
+    """Merge the full-text index and leave no free page, dead row or log
+    frame that may hold erased text; False when other sessions kept that
+    from finishing within :data:`COMPACT_SECONDS` (running ``forget`` again
+    finishes it)."""
+    deadline = time.monotonic() + COMPACT_SECONDS
     with engine.read_side_held() as readmodel, engine.writer_lock():
         with readmodel.engine.begin() as conn:
-            for i in range(0, len(digests), 500):
-                purged += conn.execute(
-                    text("DELETE FROM memory_vectors WHERE digest IN :d").bindparams(
-                        bindparam("d", expanding=True)), {"d": digests[i:i + 500]}).rowcount
             compact(conn)
-        if readmodel.engine.dialect.name == "sqlite":
-            with readmodel.engine.connect() as conn:
-                raw: Any = conn.connection.driver_connection
-                raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                raw.execute("VACUUM")
-                raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        else:
-            with readmodel.engine.connect() as conn:
-                conn = conn.execution_options(isolation_level="AUTOCOMMIT")
-                for table in READ_MODEL_TABLES:
-                    conn.exec_driver_sql(f"VACUUM FULL {table}")
-    return purged
+        while True:
+            done = (_compact_sqlite(readmodel.engine) if readmodel.engine.dialect.name ==
+                    "sqlite" else _compact_postgres(readmodel.engine))
+            if done or time.monotonic() > deadline:
+                return done
+            time.sleep(0.5)
+
+
+def _compact_sqlite(db: SAEngine) -> bool:
+    """VACUUM rewrites the database with its live rows only; the WAL, which
+    still holds the old pages, is checkpointed and truncated before and
+    after.  A reader of another process can keep a checkpoint from
+    finishing: then False."""
+    with db.connect() as conn:
+        raw: Any = conn.connection.driver_connection
+        raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        raw.execute("VACUUM")
+        busy = raw.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    return not busy
+
+
+def _compact_postgres(db: SAEngine) -> bool:
+    """VACUUM FULL rewrites each read-model table with the rows no session
+    can still see; a row deleted while another session held an older
+    snapshot is copied too ("dead row versions cannot be removed yet"):
+    then False, and the caller tries again."""
+    with db.connect() as conn:
+        conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+        raw: Any = conn.connection.driver_connection
+        kept: list[int] = []
+
+        def notice(diag: Any) -> None:
+            found = DEAD_KEPT.search(diag.message_detail or "")
+            if found:
+                kept.append(int(found.group(1)))
+
+        raw.add_notice_handler(notice)
+        try:
+            conn.exec_driver_sql(f"SET lock_timeout = '{int(COMPACT_SECONDS)}s'")
+            for table in READ_MODEL_TABLES:
+                conn.exec_driver_sql(f"VACUUM (FULL, VERBOSE) {table}")
+        finally:
+            raw.remove_notice_handler(notice)
+    return not any(kept)
 
 
 __all__ = ["Erasure", "erase"]

@@ -27,20 +27,24 @@ import base64
 import binascii
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from uuid import UUID
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from kairos.domain.encrypted import Encrypt, envelope, parts
+from kairos.domain.encrypted import Encrypt, envelope, is_encrypted, parts
 from kairos.errors import BadInput
 from kairos.home import KEYS, Settings, write_durably
+
+log = logging.getLogger(__name__)
 
 MASTER_ENV = "KAIROS_MASTER_KEY"
 # How long a process trusts that a key it holds in memory still has its
@@ -111,17 +115,23 @@ class _Key:
     checked: float
 
 
+def _aad(stream: UUID, kid: str) -> bytes:
+    """What binds a ciphertext to its stream and key: a text copied into
+    another stream's event never decrypts there."""
+    return f"kairos text {stream} {kid}".encode()
+
+
 class Keyring:
     """The data keys of one home, unwrapped on first use and held in memory."""
 
     def __init__(self, home: str, master: bytes, *, encrypt: bool):
+        self.home = home
         self.root = os.path.join(home, KEYS)
         self.encrypts = encrypt  # new content is encrypted (else only read)
         self._master = AESGCM(master)
         self.master_id = master_id(master)
-        self._keys: dict[str, _Key] = {}  # key id -> key
-        self._active: dict[UUID, str] = {}  # stream -> the key id new content uses
-        self._gone: set[str] = set()  # key ids looked for and not found
+        self._keys: dict[tuple[UUID, str], _Key] = {}  # (stream, key id) -> key
+        self._gone: set[tuple[UUID, str]] = set()  # looked for and not found
         self._lock = threading.Lock()
         self._check_master()
 
@@ -148,22 +158,26 @@ class Keyring:
         return [os.path.join(d, name) for d in dirs if os.path.isdir(d)
                 for name in sorted(os.listdir(d)) if name.endswith(".key")]
 
-    def _unwrap(self, path: str) -> tuple[str, AESGCM]:
+    def _path(self, stream: UUID, kid: str) -> str:
+        return os.path.join(self.root, str(stream), kid + ".key")
+
+    def _unwrap(self, path: str) -> AESGCM:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
-        kid = data["kid"]
         try:
             key = self._master.decrypt(base64.b64decode(data["nonce"]),
                                        base64.b64decode(data["key"]),
-                                       f"kairos key {data['stream']} {kid}".encode())
+                                       f"kairos key {data['stream']} {data['kid']}".encode())
         except InvalidTag:
             raise KeyUnavailable(f"the master key given (id {self.master_id}) does not open "
                                  f"{path} (wrapped by id {data.get('master')})") from None
-        return kid, AESGCM(key)
+        return AESGCM(key)
 
-    def _find(self, kid: str) -> _Key | None:
-        """The key by id: held, or found in ``keys/`` (None once destroyed)."""
-        key = self._keys.get(kid)
+    def _find(self, stream: UUID, kid: str) -> _Key | None:
+        """A key of a stream, held or read from its file; None once destroyed.
+        A held key's file is looked at again after :data:`RECHECK_SECONDS`,
+        so an erasure by another process takes effect here too."""
+        key = self._keys.get((stream, kid))
         now = time.monotonic()
         if key is not None:
             if now - key.checked < RECHECK_SECONDS:
@@ -171,61 +185,75 @@ class Keyring:
             if os.path.exists(key.path):
                 key.checked = now
                 return key
-            self._forget(kid)
+            self._drop(stream, kid)
             return None
-        if kid in self._gone:
+        if (stream, kid) in self._gone:
             return None
+        path = self._path(stream, kid)
         with self._lock:
-            for path in self._files():
-                if os.path.basename(path) == kid + ".key":
-                    found, aead = self._unwrap(path)
-                    self._keys[found] = _Key(aead, path, now)
-                    return self._keys[found]
-            self._gone.add(kid)
-        return None
+            try:
+                aead = self._unwrap(path)
+            except FileNotFoundError:
+                self._gone.add((stream, kid))
+                return None
+            self._keys[stream, kid] = _Key(aead, path, now)
+        return self._keys[stream, kid]
 
-    def _forget(self, kid: str) -> None:
-        self._keys.pop(kid, None)
-        self._gone.add(kid)
-        self._active = {s: k for s, k in self._active.items() if k != kid}
+    def _drop(self, stream: UUID, kid: str) -> None:
+        self._keys.pop((stream, kid), None)
+        self._gone.add((stream, kid))
 
-    def decrypt(self, value: str) -> str | None:
-        """The plaintext of an encrypted text; None when its key was destroyed."""
+    def decrypt(self, value: str, stream: UUID) -> str | None:
+        """The plaintext of a stream's encrypted text; None when its key was
+        destroyed — or when it is not this stream's (copied from another
+        stream, or tampered with: then ``kairos verify`` names the event)."""
         kid, _, blob = parts(value)
-        key = self._find(kid)
+        key = self._find(stream, kid)
         if key is None:
             return None
         raw = base64.urlsafe_b64decode(blob + "=" * (-len(blob) % 4))
-        return key.aead.decrypt(raw[:12], raw[12:], kid.encode()).decode("utf-8")
+        try:
+            return key.aead.decrypt(raw[:12], raw[12:], _aad(stream, kid)).decode("utf-8")
+        except InvalidTag:
+            log.warning("an encrypted text of stream %s does not decrypt under key %s", stream,
+                        kid)
+            return None
 
     # -- writing ---------------------------------------------------------------------
-    def encryptor(self, stream: UUID) -> Encrypt:
+    def encryptor(self, stream: UUID, refused: Collection[str] = ()) -> Encrypt:
         """How to encrypt text for a stream: under its key, made (durably) on
-        first use."""
+        first use; never under one of the ``refused`` key ids (the keys an
+        erasure of the stream destroyed, which another process may still
+        hold).  A text already encrypted under one of the stream's live keys
+        is kept as it is."""
+        chosen: list[tuple[str, _Key]] = []  # the key, chosen on first use
+
         def encrypt(text: str) -> str:
-            kid, key = self._key_for(stream)
+            if is_encrypted(text):
+                kid = parts(text)[0]
+                if kid not in refused and self.decrypt(text, stream) is not None:
+                    return text
+            if not chosen:
+                chosen.append(self._key_for(stream, refused))
+            kid, key = chosen[0]
             nonce = os.urandom(12)
             blob = base64.urlsafe_b64encode(nonce + key.aead.encrypt(
-                nonce, text.encode("utf-8"), kid.encode())).rstrip(b"=").decode("ascii")
+                nonce, text.encode("utf-8"), _aad(stream, kid))).rstrip(b"=").decode("ascii")
             return envelope(kid, len(text), blob)
         return encrypt
 
-    def _key_for(self, stream: UUID) -> tuple[str, _Key]:
-        kid = self._active.get(stream)
-        key = self._find(kid) if kid is not None else None
-        if kid is not None and key is not None:
-            return kid, key
+    def _key_for(self, stream: UUID, refused: Collection[str]) -> tuple[str, _Key]:
+        """The stream's key for new text: the first by name of its live keys
+        that no erasure refused, else a new one."""
+        for kid in self.key_ids(stream):
+            if kid not in refused:
+                key = self._find(stream, kid)
+                if key is not None:
+                    return kid, key
         with self._lock:
-            existing = self._files(stream)
-            if existing:
-                kid, aead = self._unwrap(existing[0])
-            else:
-                kid, aead = self._create(stream)
-            self._keys[kid] = _Key(aead, os.path.join(self.root, str(stream), kid + ".key"),
-                                   time.monotonic())
-            self._gone.discard(kid)
-            self._active[stream] = kid
-        return kid, self._keys[kid]
+            kid, aead = self._create(stream)
+            self._keys[stream, kid] = _Key(aead, self._path(stream, kid), time.monotonic())
+        return kid, self._keys[stream, kid]
 
     def _create(self, stream: UUID) -> tuple[str, AESGCM]:
         kid = os.urandom(8).hex()
@@ -235,8 +263,14 @@ class Keyring:
         data = {"v": 1, "stream": str(stream), "kid": kid, "master": self.master_id,
                 "nonce": base64.b64encode(nonce).decode(),
                 "key": base64.b64encode(wrapped).decode()}
-        write_durably(os.path.join(self.root, str(stream), kid + ".key"),
-                      json.dumps(data, sort_keys=True).encode())
+        # The folders first, each made durable in its parent: a key whose
+        # events commit must survive a crash, its folder entries with it.
+        for folder, parent in ((self.root, self.home),
+                               (os.path.join(self.root, str(stream)), self.root)):
+            if not os.path.isdir(folder):
+                os.makedirs(folder, exist_ok=True)
+                _fsync_dir(parent)
+        write_durably(self._path(stream, kid), json.dumps(data, sort_keys=True).encode())
         return kid, AESGCM(key)
 
     # -- erasing and rotating ------------------------------------------------------------
@@ -251,14 +285,9 @@ class Keyring:
         with self._lock:
             if os.path.isdir(folder):
                 shutil.rmtree(folder)
-                fd = os.open(self.root, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+                _fsync_dir(self.root)
             for kid in kids:
-                self._forget(kid)
-            self._active.pop(stream, None)
+                self._drop(stream, kid)
         return kids
 
     def rewrap(self, new_master: bytes) -> int:
@@ -280,6 +309,14 @@ class Keyring:
             write_durably(path, json.dumps(data, sort_keys=True).encode())
             count += 1
         return count
+
+
+def _fsync_dir(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def open_keyring(home: str, settings: Settings) -> Keyring | None:

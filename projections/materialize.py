@@ -6,6 +6,9 @@ reader sees the old text or the new, never half of one; a file whose text
 became empty is removed (an absent file and an empty one are the same thing).
 
 These files are a convenience: the read model is what Kairos itself reads.
+A home that encrypts (``[privacy] encrypt = true``) keeps none: they would
+be its memory in clear beside the encrypted events (``enabled=False``: every
+flush removes what an earlier, unencrypted life of the home left).
 So the files are written *after* a write returns, by a background thread,
 and tracked by a position of their own (``memory/.position``): every file
 changed by an event at or below it is on disk.  A process that dies before its files are written leaves the
@@ -95,8 +98,10 @@ class Materializer:
     """
 
     def __init__(self, home: str, readmodel: ChangedFiles,
-                 file_lock: Callable[[str], AbstractContextManager[bool]]):
+                 file_lock: Callable[[str], AbstractContextManager[bool]], *,
+                 enabled: bool = True):
         self.home = home
+        self.enabled = enabled  # False: no file is kept (a home that encrypts)
         self.root = os.path.join(home, "memory")
         self.readmodel = readmodel
         self._file_lock = file_lock  # kairos.engine.locks.file_lock
@@ -134,7 +139,8 @@ class Materializer:
             if upto < done:  # the read model was rebuilt behind the files: redo all
                 upto, rows = self.readmodel.changed_files(0)
             for agent, user, name, content in rows:
-                write_file(file_path(self.home, agent, user, name), content)
+                write_file(file_path(self.home, agent, user, name),
+                           content if self.enabled else "")
             if upto != done:
                 self.set_position(upto)
             return len(rows)

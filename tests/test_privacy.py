@@ -149,6 +149,10 @@ def test_events_snapshots_and_logs_hold_no_memory_text(emem: Memory, home: Path,
     assert found_in(rows, (*SECRETS, KEEP)) == []
     logs = {k: v for k, v in home_bytes(home).items() if k.startswith("logs")}
     assert logs and found_in(logs, (*SECRETS, KEEP)) == []
+    # No materialized file: they would be the memory in clear beside the events.
+    assert not list(home.glob("memory/**/*.md"))
+    if not db_url.startswith("sqlite:"):  # the home itself holds no memory text at all
+        assert found_in(home_bytes(home), (*SECRETS, KEEP)) == []
     assert b"~kx1:" in b"".join(logs.values())
     # The log as it is, and decrypted for those who hold the key.
     day = emem.history("ada", user="sam")[0]["recorded_at"][:10]
@@ -282,7 +286,9 @@ def test_forget_leaves_no_plaintext_anywhere(emem: Memory, home: Path, db_url: s
     soul = emem.read("ada", "SOUL.md").content
     logs_before = {k: v for k, v in home_bytes(home).items() if k.startswith("logs")}
     shutil.copytree(home / "logs", tmp_path / "logs-before")
-    assert found_in(home_bytes(home), SECRETS)  # the read side holds them, decrypted
+    # The read side holds them, decrypted (SQLite: in the home's database).
+    blobs = home_bytes(home) if db_url.startswith("sqlite:") else pg_bytes(db_url)
+    assert found_in(blobs, SECRETS)
 
     erasure = emem.forget("sam", reason="GDPR request 118", by="dpo")
     assert [p["agent"] for p in erasure.pairs] == ["ada", "bob"]
@@ -411,6 +417,10 @@ def test_a_pair_written_before_encryption_refuses_to_forget(home: Path, db_url: 
             m.forget("sam", reason="r", by="dpo")
         with pytest.raises(BadInput, match="recorded before the home encrypted"):
             m.forget("sam", reason="r", by="dpo", dry_run=True)
+        # The files materialized in clear before are removed (by a rebuild, at the latest).
+        m.rebuild()
+        assert not list(home.glob("memory/**/*.md"))
+        assert m.verify().problems == []
 
 
 def test_nothing_comes_back(emem: Memory) -> None:

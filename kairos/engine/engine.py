@@ -136,7 +136,8 @@ class Engine:
         self.history: History = self.store if keyring is None else DecryptedHistory(
             self.store, keyring.decrypt, lambda: self.readmodel.erasures(None))
         self.mirror = LogMirror(os.path.join(home, "logs"), key)
-        self.files = Materializer(home, self.readmodel, file_lock)
+        self.files = Materializer(home, self.readmodel, file_lock,
+                                  enabled=keyring is None or not keyring.encrypts)
         self.embedder = embedder
         self.vectors = Vectors(self.readmodel.engine, SearchQueries(self.readmodel.engine),
                                read_only=read_only)

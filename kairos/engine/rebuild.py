@@ -137,7 +137,8 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
         with ThreadPoolExecutor(1) as pool:
             indexed = pool.submit(readmodel.create_indexes)
             after = {}
-            for row in readmodel.all_files():
+            rows = readmodel.all_files()
+            for row in rows if engine.files.enabled else []:  # none kept when encrypting
                 rel = os.path.relpath(file_path(home, row.agent, row.user, row.file), home)
                 after[rel] = row.content
             indexed.result()
@@ -156,7 +157,7 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
                                        "was": _digest(old) or "-", "now": _digest(new) or "-"})
                 write_file(os.path.join(home, rel), new or "")
         engine.files.set_position(position)
-    report.files = len(after)
+    report.files = len(rows)
 
 
 def repair_logs(engine: Engine, report: RebuildReport, key: bytes | None = None,

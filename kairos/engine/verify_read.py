@@ -159,7 +159,7 @@ def _check_files(files: Materializer, readmodel: ReadModel,
                                     "or none since the files were removed)")
             return
         expected = {os.path.relpath(file_path(home, a, u or None, n), home): text
-                    for (a, u, n), text in folded.items() if text}
+                    for (a, u, n), text in folded.items() if text and files.enabled}
         for rel in existing_files(home):
             want = expected.pop(rel, None)
             if want is None:

@@ -132,6 +132,7 @@ class Keyring:
         self.master_id = master_id(master)
         self._keys: dict[tuple[UUID, str], _Key] = {}  # (stream, key id) -> key
         self._gone: set[tuple[UUID, str]] = set()  # looked for and not found
+        self._active: dict[UUID, str] = {}  # stream -> the key id new text used last
         self._lock = threading.Lock()
         self._check_master()
 
@@ -202,6 +203,8 @@ class Keyring:
     def _drop(self, stream: UUID, kid: str) -> None:
         self._keys.pop((stream, kid), None)
         self._gone.add((stream, kid))
+        if self._active.get(stream) == kid:
+            del self._active[stream]
 
     def decrypt(self, value: str, stream: UUID) -> str | None:
         """The plaintext of a stream's encrypted text; None when its key was
@@ -243,16 +246,24 @@ class Keyring:
         return encrypt
 
     def _key_for(self, stream: UUID, refused: Collection[str]) -> tuple[str, _Key]:
-        """The stream's key for new text: the first by name of its live keys
-        that no erasure refused, else a new one."""
+        """The stream's key for new text: the one it used last, else the
+        first by name of its live keys that no erasure refused, else a new
+        one."""
+        kid = self._active.get(stream)
+        if kid is not None and kid not in refused:
+            key = self._find(stream, kid)
+            if key is not None:
+                return kid, key
         for kid in self.key_ids(stream):
             if kid not in refused:
                 key = self._find(stream, kid)
                 if key is not None:
+                    self._active[stream] = kid
                     return kid, key
         with self._lock:
             kid, aead = self._create(stream)
             self._keys[stream, kid] = _Key(aead, self._path(stream, kid), time.monotonic())
+            self._active[stream] = kid
         return kid, self._keys[stream, kid]
 
     def _create(self, stream: UUID) -> tuple[str, AESGCM]:

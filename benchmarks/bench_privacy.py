@@ -29,9 +29,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from kairos.memory import Memory
+from bench_core import Run, kairos, pct  # the same work and figures as the core benchmark
 
-Run = tuple[float, list[float]]  # writes/s, each write's latency (ms)
+from kairos.memory import Memory
 
 
 def text(i: int) -> str:
@@ -39,31 +39,17 @@ def text(i: int) -> str:
 
 
 def home(tmp: Path, encrypt: bool) -> Memory:
-    Memory.init(str(tmp / "home")).close()
+    Memory.init(str(tmp / "kairos-home")).close()
     if encrypt:
-        with open(tmp / "home" / "kairos.toml", "a", encoding="utf-8") as f:
+        with open(tmp / "kairos-home" / "kairos.toml", "a", encoding="utf-8") as f:
             f.write("\n[privacy]\nencrypt = true\n")
-    return Memory(str(tmp / "home"))
+    return Memory(str(tmp / "kairos-home"))
 
 
 def writes_run(tmp: Path, n: int, pairs: int, encrypt: bool) -> Run:
-    lat = []
-    with home(tmp, encrypt) as mem:
-        for p in range(pairs):  # streams and keys exist, as in a running system
-            mem.write("agent", "MEMORY.md", "warm-up", user=f"u{p}")
-        mem.flush()
-        start = time.perf_counter()
-        for i in range(n):
-            t = time.perf_counter()
-            mem.write("agent", "MEMORY.md", text(i), user=f"u{i % pairs}", mode="replace")
-            lat.append((time.perf_counter() - t) * 1000)
-        mem.flush()
-        return n / (time.perf_counter() - start), lat
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(len(xs) * p))]
+    """bench_core's Kairos contender, on a home made to encrypt or not first."""
+    home(tmp, encrypt).close()
+    return kairos(tmp, n, pairs, None)
 
 
 def writes(args: argparse.Namespace) -> None:

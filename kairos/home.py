@@ -324,7 +324,12 @@ def write_durably(path: str, data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    fd = os.open(directory, os.O_RDONLY)
+    fsync_dir(directory)
+
+
+def fsync_dir(path: str) -> None:
+    """Make a folder's entries (a file made, renamed or removed) durable."""
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:

@@ -42,7 +42,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from kairos.domain.encrypted import Encrypt, envelope, is_encrypted, parts
 from kairos.errors import BadInput
-from kairos.home import KEYS, Settings, write_durably
+from kairos.home import KEYS, Settings, fsync_dir, write_durably
 
 log = logging.getLogger(__name__)
 
@@ -280,7 +280,7 @@ class Keyring:
                                (os.path.join(self.root, str(stream)), self.root)):
             if not os.path.isdir(folder):
                 os.makedirs(folder, exist_ok=True)
-                _fsync_dir(parent)
+                fsync_dir(parent)
         write_durably(self._path(stream, kid), json.dumps(data, sort_keys=True).encode())
         return kid, AESGCM(key)
 
@@ -296,7 +296,7 @@ class Keyring:
         with self._lock:
             if os.path.isdir(folder):
                 shutil.rmtree(folder)
-                _fsync_dir(self.root)
+                fsync_dir(self.root)
             for kid in kids:
                 self._drop(stream, kid)
         return kids
@@ -320,14 +320,6 @@ class Keyring:
             write_durably(path, json.dumps(data, sort_keys=True).encode())
             count += 1
         return count
-
-
-def _fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def open_keyring(home: str, settings: Settings) -> Keyring | None:

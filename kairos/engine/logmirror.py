@@ -37,7 +37,7 @@ from kairos.engine.logread import (
     last_position,
 )
 from kairos.errors import disk_errors
-from kairos.home import day_files
+from kairos.home import day_files, fsync_dir
 from kairos.projections.indexer import Place
 
 
@@ -67,14 +67,6 @@ class Repair:
     path: str
     moved_to: str
     nbytes: int
-
-
-def fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def aside_path(path: str) -> str:

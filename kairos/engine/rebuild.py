@@ -42,7 +42,6 @@ from kairos.engine.logmirror import (
     aside_path,
     expected_entries,
     first_mac_position,
-    fsync_dir,
     ordered_places,
 )
 from kairos.engine.logread import DayReader, iter_entries
@@ -54,6 +53,7 @@ from kairos.engine.rowdigests import (
     save_index_digests,
 )
 from kairos.errors import Inconsistent, disk_errors
+from kairos.home import fsync_dir
 from kairos.progress import SILENT, Progress, counted
 from kairos.projections.indexer import mark_retracted
 from kairos.projections.materialize import existing_files, file_path, read_file, write_file

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -114,8 +115,10 @@ class Memory:
     def audit(self) -> Audit:
         from kairos.audit.trace import Audit
 
-        return Audit(self.engine.index, self.engine.history, self, self.contexts, self.home,
-                     stored=self.engine.store)
+        history = self.engine.history
+        return Audit(self.engine.index, history, self, self.contexts, self.home,
+                     stored=self.engine.store, decrypter=history.decrypter
+                     if isinstance(history, DecryptedHistory) else None)
 
     @functools.cached_property
     def checkpoints(self) -> Checkpoints:
@@ -411,8 +414,9 @@ class Memory:
         day, text = self._day_text(day, agent, user)
         if agent is None and not decrypt:
             return text
+        shown = self._shown(decrypt)
         return file_header(day) + "".join(
-            render_entry(e.position, self._shown(e, decrypt))
+            render_entry(e.position, shown(e.event, e.position))
             for e in self._entries(day, text, agent, user))
 
     def log_entries(self, day: str | None = None, *, agent: str | None = None,
@@ -420,19 +424,21 @@ class Memory:
         """The same entries as :meth:`log`, as dicts (with their line in the file)."""
         day, text = self._day_text(day, agent, user)
         rel = self.engine.mirror.relpath(self.engine.mirror.path_for(day))
+        shown = self._shown(decrypt)
         return [{"position": e.position, "type": e.event.kind.value,
                  "time": format_time(e.event.timestamp), "stream": str(e.event.originator_id),
                  "version": e.event.originator_version, "event_id": e.event.event_id,
-                 **payload_of(self._shown(e, decrypt)), "prev": e.event.prev,
+                 **payload_of(shown(e.event, e.position)), "prev": e.event.prev,
                  "hash": e.event.hash, "log_file": rel, "log_line": e.line}
                 for e in self._entries(day, text, agent, user)]
 
-    def _shown(self, entry: Entry, decrypt: bool) -> Any:
-        """An entry's event as a log shows it: decrypted when asked, in a home with keys."""
+    def _shown(self, decrypt: bool) -> Callable[[Any, int], Any]:
+        """How a log shows an event at a position: decrypted when asked, in a
+        home with keys; else as it is."""
         history = self.engine.history
         if not decrypt or not isinstance(history, DecryptedHistory):
-            return entry.event
-        return history.decrypted(entry.event, entry.position)
+            return lambda event, _position: event
+        return history.decrypter()
 
     def _day_text(self, day: str | None, agent: str | None, user: str | None) -> tuple[str, str]:
         day = parse_day(day) if day else clock.now().date().isoformat()

@@ -280,6 +280,11 @@ class Commands(Protocol):
                 command: Callable[[MemoryStream], T]) -> tuple[Recorded, T]: ...
 
 
+# Decrypts an event recorded at a position, in a home that encrypts (see
+# kairos.engine.engine.DecryptedHistory): what an erasure took stays out.
+Decrypter = Callable[["DomainEvent", int], "DomainEvent"]
+
+
 class History(Protocol):
     """The event store, read: the global order and the streams."""
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, cast
 from uuid import UUID
 
-from kairos.domain.encrypted import CONTENT_TYPES, StreamDecrypt, decrypt_event
+from kairos.domain.encrypted import CONTENT_TYPES, TEXT_FIELDS, StreamDecrypt, decrypt_event
 from kairos.domain.events import DomainEvent, DreamProposed
 from kairos.domain.fold import Files, Foldable, Segments, apply_event, apply_to_file, render, touched
 from kairos.domain.hashing import format_time
@@ -69,10 +69,9 @@ class Decrypted(NamedTuple):
 RETRACTED, PROPOSED, WRITTEN = EventType.RETRACTED, EventType.PROPOSED, EventType.WRITTEN
 ERASED = EventType.ERASED
 NAMES = {kind: kind.value for kind in EventType}
-# The event's own text in the index: what was written, or why.
-_TEXT = {EventType.WRITTEN: "text", EventType.RETRACTED: "reason",
-         EventType.SESSION_ENDED: "notes", EventType.REJECTED: "reason",
-         EventType.REFUSED: "reason", EventType.ROLLED_BACK: "reason",
+# The event's own text in the index: what was written, or why (the content
+# fields, and an erasure's reason, which is not content).
+_TEXT = {**{kind: fields[0] for kind, fields in TEXT_FIELDS.items()},
          EventType.ERASED: "reason"}
 
 

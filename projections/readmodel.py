@@ -60,6 +60,7 @@ from kairos.projections.schema import (
     lines_table,
     migrations_table,
     positions,
+    vectors_table,
 )
 from kairos.projections.search import drop_fts, fill_fts
 from kairos.projections.terms import index_text
@@ -484,6 +485,30 @@ class ReadModel:
             found = conn.scalar(select(keys_table.c.event_id).where(
                 (keys_table.c.stream_id == stream_id) & (keys_table.c.key == key)))
         return None if found is None else str(found)
+
+    def pair_texts(self, agent: str, user: str) -> tuple[int, int, list[str]]:
+        """A pair's count of events, of current lines, and every text the
+        read model holds for it (its lines' and its events'): what an
+        erasure purges."""
+        lt = lines_table.c
+        with self.engine.connect() as conn:
+            events = conn.execute(select(func.count()).select_from(index).where(
+                index.c.agent_id == agent, index.c.user_id == user)).scalar_one()
+            lines = list(conn.execute(select(lt.text).where(lt.agent_id == agent,
+                                                            lt.user_id == user)).scalars())
+            history = list(conn.execute(select(index.c.text).where(
+                index.c.agent_id == agent, index.c.user_id == user,
+                index.c.text.is_not(None))).scalars())
+        return int(events), len(lines), [*lines, *history]
+
+    def delete_vectors(self, digests: Sequence[str]) -> int:
+        """Delete the embeddings of these texts (any model); return how many."""
+        deleted = 0
+        with self.engine.begin() as conn:
+            for i in range(0, len(digests), 500):
+                deleted += conn.execute(delete(vectors_table).where(
+                    vectors_table.c.digest.in_(digests[i:i + 500]))).rowcount
+        return deleted
 
     def erasures(self, upto: int | None) -> dict[str, int]:
         """The position of each stream's last erasure (up to ``upto``), by stream id."""

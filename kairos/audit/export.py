@@ -25,7 +25,7 @@ from kairos.domain.kinds import EventType
 from kairos.domain.logformat import day_of, file_header, render_entry
 from kairos.domain.merkle import inclusion_proof, leaf_hash, verify_inclusion
 from kairos.errors import BadInput, KairosError, NotFound, disk_errors
-from kairos.ports import History
+from kairos.ports import Decrypter, History
 from kairos.progress import SILENT, Progress, counted
 
 # The fields of an events.jsonl record, with their JSON types.
@@ -46,7 +46,7 @@ def latest_checkpoint(home: str) -> str:
 @disk_errors
 def export(history: History, home: str, agent: str, user: str, out: str, *,
            since: str | None = None, until: str | None = None,
-           progress: Progress = SILENT, decrypted: History | None = None) -> dict[str, Any]:
+           progress: Progress = SILENT, decrypt: Decrypter | None = None) -> dict[str, Any]:
     """Write an auditor's bundle: the pair's (and its agent's) events with an
     inclusion proof each against the latest checkpoint, their log entries,
     the checkpoint, and a README on verifying it.  Two passes over every
@@ -54,9 +54,9 @@ def export(history: History, home: str, agent: str, user: str, out: str, *,
     both, and of the proofs written.
 
     In a home that encrypts, ``history`` gives the events as stored (their
-    hashes cover the encrypted content) and ``decrypted`` the same events
-    decrypted: a record then also carries ``decrypted``, the content fields
-    in clear, ``null`` where an erasure destroyed the key (and ``erased``).
+    hashes cover the encrypted content) and ``decrypt`` decrypts one: a
+    record then also carries ``decrypted``, the content fields in clear,
+    ``null`` where an erasure destroyed the key (and ``erased``).
 
     :raises BadInput: bad ids or dates, or ``out`` is not empty.
     :raises NotFound: no checkpoint yet.
@@ -85,7 +85,6 @@ def export(history: History, home: str, agent: str, user: str, out: str, *,
             erasures[r.event.originator_id] = r.position
         if wanted(r):
             chosen.append(r)
-    clear = {r.position: r.event for r in decrypted.read() if wanted(r)} if decrypted else {}
     os.makedirs(out, exist_ok=True)
     days: dict[str, list[str]] = {}
     progress.phase("write proofs", len(chosen))
@@ -99,9 +98,8 @@ def export(history: History, home: str, agent: str, user: str, out: str, *,
                       "event_id": e.event_id, "payload": stored, "prev": e.prev,
                       "hash": e.hash, "inclusion": [p.hex() for p in inclusion_proof(
                           index_of[r.position], hashes[:size])]}
-            plain = clear.get(r.position)
-            shown = {k: v for k, v in payload_of(plain).items()
-                     if v != stored[k]} if plain is not None else {}
+            shown = {k: v for k, v in payload_of(decrypt(e, r.position)).items()
+                     if v != stored[k]} if decrypt is not None else {}
             if shown:
                 record["decrypted"] = shown
                 record["erased"] = r.position < erasures.get(e.originator_id, 0)

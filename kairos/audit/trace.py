@@ -9,6 +9,7 @@ is written.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from itertools import takewhile
 from typing import Any
 
@@ -28,7 +29,7 @@ from kairos.domain.ids import check_id
 from kairos.domain.inputs import when_text
 from kairos.domain.versions import approvals, proposals, published
 from kairos.errors import BadInput, NotFound
-from kairos.ports import History, Index, MemoryFiles, Prompts
+from kairos.ports import Decrypter, History, Index, MemoryFiles, Prompts
 from kairos.progress import SILENT, Progress
 
 COLUMNS = ("position", "event_id", "recorded_at", "type", "actor", "agent_id", "user_id",
@@ -47,12 +48,14 @@ class Audit:
     """The auditor's questions, over the index, the history and the files."""
 
     def __init__(self, index: Index, history: History, files: MemoryFiles, prompts: Prompts,
-                 home: str, stored: History | None = None):
+                 home: str, stored: History | None = None,
+                 decrypter: Callable[[], Decrypter] | None = None):
         self.index = index
         self.history = history
-        # The events as stored (encrypted, in a home that encrypts): what a
-        # bundle's hashes are computed over.
+        # In a home that encrypts: the events as stored (encrypted: what a
+        # bundle's hashes are computed over), and how to decrypt them.
         self.stored = stored or history
+        self.decrypter = decrypter
         self.files = files
         self.prompts = prompts
         self.home = home
@@ -64,7 +67,7 @@ class Audit:
         try:
             return export(self.stored, self.home, agent, user, out, since=since, until=until,
                           progress=progress,
-                          decrypted=self.history if self.stored is not self.history else None)
+                          decrypt=self.decrypter() if self.decrypter is not None else None)
         finally:
             progress.done()
 

@@ -295,10 +295,10 @@ class MemoryStream(Aggregate):
 
     class SubjectErased(Event):
         """A person's memory in this pair erased: the pair's data keys were
-        destroyed, so nothing it ever recorded opens again, and every file
-        it had is empty from here on.  Who, when, why and how much — never
-        what was said (its own fields are not sealed: the audit needs them
-        after the erasure)."""
+        destroyed, so nothing it recorded before decrypts again, and every
+        file it had is empty from here on.  Who, when, why and how much —
+        never what was said (its own fields are not encrypted: the audit
+        needs them after the erasure)."""
 
         TOPIC = "kairos.domain:MemoryStream.SubjectErased"
         kind: ClassVar[EventType] = EventType.ERASED
@@ -389,9 +389,9 @@ class MemoryStream(Aggregate):
         optional = optional_fields(event_class)
         if optional:  # absent optional fields are not hashed (see hashed_payload)
             payload = {k: v for k, v in payload.items() if v is not None or k not in optional}
-        seal = ENCRYPTING.get()
-        if seal is not None:  # the home encrypts: the event holds its content sealed
-            payload = encrypt_payload(event_class.kind, payload, seal)
+        encrypt = ENCRYPTING.get()
+        if encrypt is not None:  # the home encrypts: the event holds its content encrypted
+            payload = encrypt_payload(event_class.kind, payload, encrypt)
         digest = chain_hash(event_class.kind, self.id, version, now, eid, self.head, payload)
         self.trigger_event(
             event_class, timestamp=now, event_id=eid, prev=self.head, hash=digest, **payload

@@ -70,6 +70,7 @@ from kairos.errors import (
 )
 from kairos.home import write_durably
 from kairos.ports import (
+    Decrypter,
     Doc,
     Embedder,
     EmbedderUnavailable,
@@ -587,15 +588,20 @@ class DecryptedHistory:
         self.erasures = erasures  # stream id -> position of its last erasure (read model)
 
     def read(self, after: int = 0, upto: int | None = None) -> Iterator[Recorded]:
-        erased = self.erasures()
+        decrypted = self.decrypter()
         for r in self.store.read(after, upto):
-            yield Recorded(r.position, self.decrypted(r.event, r.position, erased))
+            yield Recorded(r.position, decrypted(r.event, r.position))
 
-    def decrypted(self, event: DomainEvent, position: int,
-                  erased: dict[str, int] | None = None) -> DomainEvent:
-        at = (self.erasures() if erased is None else erased).get(str(event.originator_id))
-        return cast(DomainEvent, decrypt_event(event, self.decrypt,
-                                               erased=at is not None and position < at))
+    def decrypter(self) -> Decrypter:
+        """Decrypt events read elsewhere, given their positions (the
+        erasures are looked up once, here)."""
+        erasures = self.erasures()
+
+        def decrypted(event: DomainEvent, position: int) -> DomainEvent:
+            at = erasures.get(str(event.originator_id))
+            return cast(DomainEvent, decrypt_event(event, self.decrypt,
+                                                   erased=at is not None and position < at))
+        return decrypted
 
     def stream(self, stream_id: UUID, upto_version: int | None = None) -> list[DomainEvent]:
         events = self.store.stream(stream_id)  # whole: a later erasure counts

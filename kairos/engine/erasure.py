@@ -33,7 +33,6 @@ from typing import Any
 from uuid import UUID
 
 from sqlalchemy import Engine as SAEngine
-from sqlalchemy import bindparam, text
 
 from kairos import clock
 from kairos.domain.encrypted import TEXT_FIELDS, is_encrypted
@@ -41,10 +40,12 @@ from kairos.domain.events import MemoryStream, SubjectErased, payload_of
 from kairos.domain.kinds import EventType
 from kairos.engine.engine import Engine
 from kairos.errors import BadInput, NotFound
+from kairos.projections.schema import files_table, index, lines_table, vectors_table
 from kairos.projections.search import compact
 from kairos.projections.vectors import digest
 
-READ_MODEL_TABLES = ("memory_index", "memory_files", "memory_lines", "memory_vectors")
+# The read model's tables that hold text or what was made of it.
+TEXT_TABLES = tuple(t.name for t in (index, files_table, lines_table, vectors_table))
 # How long an erasure waits for other sessions to let its compaction finish.
 COMPACT_SECONDS = 30.0
 DEAD_KEPT = re.compile(r"(\d+) dead row versions cannot be removed yet")
@@ -110,16 +111,17 @@ def erase(engine: Engine, user: str, agent: str | None, *, by: str, reason: str,
             "(see docs/privacy.md)")
     report = Erasure(user, agent, dry_run)
     clear = 0
+    digests: set[str] = set()  # of every text the read side holds: their embeddings go
     for a, u in pairs:
         sid = MemoryStream.stream_id(a, u)
-        events = _count(engine, a, u)
+        events, lines, texts = engine.readmodel.pair_texts(a, u)
         files = [f.file for f in engine.index.files_of(a, u) if f.content]
         report.pairs.append({"agent": a, "events": events, "files": files,
                              "keys": len(keyring.key_ids(sid))})
         report.events += events
+        report.lines += lines
+        digests.update(map(digest, texts))
         clear += clear_events(engine, a, u)
-    texts = _texts(engine, pairs)
-    report.lines = texts["lines"]
     if clear:
         raise BadInput(f"{clear} event(s) of these pairs were recorded before the home "
                        "encrypted: their text is in clear in the events and logs, which Kairos "
@@ -129,7 +131,7 @@ def erase(engine: Engine, user: str, agent: str | None, *, by: str, reason: str,
         return report
     # The embeddings first, while the texts they were made of are still
     # known (a run interrupted later finds them gone from the read model).
-    report.vectors = _purge_vectors(engine, texts["digests"])
+    report.vectors = engine.readmodel.delete_vectors(sorted(digests))
     now = clock.now()
     for a, u in pairs:
         sid = MemoryStream.stream_id(a, u)
@@ -148,44 +150,9 @@ def erase(engine: Engine, user: str, agent: str | None, *, by: str, reason: str,
         report.erased.append(rec.event.event_id)
     engine.flush()
     # Again: the follower may have embedded a line before the erasure emptied it.
-    report.vectors += _purge_vectors(engine, texts["digests"])
+    report.vectors += engine.readmodel.delete_vectors(sorted(digests))
     report.compacted = _compact(engine)
     return report
-
-
-def _count(engine: Engine, agent: str, user: str) -> int:
-    with engine.readmodel.engine.connect() as conn:
-        return int(conn.execute(text("SELECT COUNT(*) FROM memory_index WHERE agent_id = :a "
-                                     "AND user_id = :u"), {"a": agent, "u": user}).scalar_one())
-
-
-def _texts(engine: Engine, pairs: list[tuple[str, str]]) -> dict[str, Any]:
-    """The digests of every text the read side holds for these pairs (their
-    embeddings go too), and how many current lines they have."""
-    digests: set[str] = set()
-    lines = 0
-    with engine.readmodel.engine.connect() as conn:
-        for a, u in pairs:
-            for r in conn.execute(text("SELECT text FROM memory_lines WHERE agent_id = :a "
-                                       "AND user_id = :u"), {"a": a, "u": u}):
-                digests.add(digest(r.text))
-                lines += 1
-            for r in conn.execute(text("SELECT text FROM memory_index WHERE agent_id = :a "
-                                       "AND user_id = :u AND text IS NOT NULL"),
-                                  {"a": a, "u": u}):
-                digests.add(digest(r.text))
-    return {"digests": sorted(digests), "lines": lines}
-
-
-def _purge_vectors(engine: Engine, digests: list[str]) -> int:
-    """Delete the embeddings of these texts; return how many."""
-    purged = 0
-    with engine.readmodel.engine.begin() as conn:
-        for i in range(0, len(digests), 500):
-            purged += conn.execute(
-                text("DELETE FROM memory_vectors WHERE digest IN :d").bindparams(
-                    bindparam("d", expanding=True)), {"d": digests[i:i + 500]}).rowcount
-    return purged
 
 
 def _compact(engine: Engine) -> bool:
@@ -236,7 +203,7 @@ def _compact_postgres(db: SAEngine) -> bool:
         raw.add_notice_handler(notice)
         try:
             conn.exec_driver_sql(f"SET lock_timeout = '{int(COMPACT_SECONDS)}s'")
-            for table in READ_MODEL_TABLES:
+            for table in TEXT_TABLES:
                 conn.exec_driver_sql(f"VACUUM (FULL, VERBOSE) {table}")
         finally:
             raw.remove_notice_handler(notice)

@@ -4,6 +4,7 @@ Run by hand (not part of the test suite); the figures go in docs/benchmarks.md.
 
     .venv/bin/python benchmarks/bench_privacy.py writes [--writes 2000] [--pairs 50] [--rounds 5]
     .venv/bin/python benchmarks/bench_privacy.py forget [--agents 10] [--events 10000] [--rounds 3]
+    .venv/bin/python benchmarks/bench_privacy.py search [--events 2000] [--queries 60] [--rounds 5]
 
 ``writes``: the same durable writes (``Memory.write``, the clock stopped once
 the read side has caught up: ``flush``) to a home that does not encrypt and to
@@ -16,6 +17,17 @@ round by round.
 ``--agents`` agents, and as many of other users; ``Memory.forget`` of that
 user timed (the erasure events, the keys, the read side's purge and the
 database compaction).  Each round in a fresh home.
+
+``search``: one pair of ``--events`` varied writes, searched by words only
+(``[search] embeddings = "off"``: the sealed part is the lexical index) in a
+plain home, where the full-text index is on disk, and in one that encrypts,
+where it is built in memory from the sealed rows (kairos.projections.
+sealedsearch).  Per home: the first search of a fresh process (``cold``:
+the encrypting home builds the scope's index then), ``--queries`` searches
+in a row (``warm``), and as many searches each right after a write
+(``after a write``: the index catches up by what changed).  Contenders
+alternate in order round by round; min / median / max of the rounds'
+medians, p99 pooled.
 """
 
 from __future__ import annotations
@@ -99,6 +111,69 @@ def forget(args: argparse.Namespace) -> None:
           f"median {statistics.median(times):.2f} s, max {max(times):.2f} s")
 
 
+WORDS = ("tea coffee hiking Berlin Oslo dentist meeting project budget guitar piano daughter "
+         "school train flight allergy penicillin birthday garden bicycle marathon recipe "
+         "Zahnarzttermin Chorprobe vegetarian sushi jazz novel museum office manager").split()
+
+
+def fact(i: int) -> str:
+    a, b, c = WORDS[i % len(WORDS)], WORDS[(i * 7 + 3) % len(WORDS)], WORDS[(i * 13 + 5) % len(WORDS)]
+    return f"Note {i}: Sam talked about {a} and {b}, then the {c} came up again"
+
+
+def search_run(tmp: Path, encrypt: bool, events: int, queries: int) -> dict[str, list[float]]:
+    path = tmp / "kairos-home"
+    Memory.init(str(path)).close()
+    with open(path / "kairos.toml", "a", encoding="utf-8") as f:
+        f.write('\n[search]\nembeddings = "off"\n')
+        if encrypt:
+            f.write("\n[privacy]\nencrypt = true\n")
+    with Memory(str(path)) as mem:
+        for i in range(events):
+            mem.write("ada", "MEMORY.md", fact(i), user="sam")
+        mem.flush()
+    out: dict[str, list[float]] = {"cold": [], "warm": [], "after a write": []}
+    with Memory(str(path)) as mem:
+        start = time.perf_counter()
+        assert mem.search("ada", "dentist", user="sam")
+        out["cold"].append((time.perf_counter() - start) * 1000)
+        for q in range(queries):
+            start = time.perf_counter()
+            mem.search("ada", f"{WORDS[q % len(WORDS)]} {WORDS[(q * 5) % len(WORDS)]}",
+                       user="sam")
+            out["warm"].append((time.perf_counter() - start) * 1000)
+        for q in range(queries):
+            mem.write("ada", "MEMORY.md", fact(events + q), user="sam")
+            start = time.perf_counter()
+            mem.search("ada", WORDS[(q * 3) % len(WORDS)], user="sam")
+            out["after a write"].append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def search(args: argparse.Namespace) -> None:
+    runs: dict[str, list[dict[str, list[float]]]] = {"plain": [], "encrypted": []}
+    for r in range(args.rounds):
+        order = ["plain", "encrypted"] if r % 2 == 0 else ["encrypted", "plain"]
+        for name in order:
+            with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as d:
+                runs[name].append(search_run(Path(d), name == "encrypted", args.events,
+                                             args.queries))
+            got = runs[name][-1]
+            print(f"  round {r + 1} {name:10} cold {got['cold'][0]:7.1f} ms, warm p50 "
+                  f"{pct(got['warm'], 0.5):6.2f} ms, after a write p50 "
+                  f"{pct(got['after a write'], 0.5):6.2f} ms", flush=True)
+    print(f"\nSQLite, one pair of {args.events} writes, words only, {args.rounds} rounds "
+          f"({args.queries} searches per kind per round)\n"
+          "| home | search | median ms: min | median | max | p99 ms (pooled) |\n"
+          "|---|---|---:|---:|---:|---:|")
+    for name, rs in runs.items():
+        for kind in ("cold", "warm", "after a write"):
+            medians = [statistics.median(x[kind]) for x in rs]
+            pooled = [v for x in rs for v in x[kind]]
+            print(f"| {name} | {kind} | {min(medians):.2f} | {statistics.median(medians):.2f} | "
+                  f"{max(medians):.2f} | {pct(pooled, 0.99):.2f} |")
+
+
 def main() -> None:
     os.environ.setdefault("KAIROS_MASTER_KEY", base64.b64encode(os.urandom(32)).decode())
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -111,8 +186,12 @@ def main() -> None:
     f.add_argument("--agents", type=int, default=10)
     f.add_argument("--events", type=int, default=10000)
     f.add_argument("--rounds", type=int, default=3)
+    q = sub.add_parser("search")
+    q.add_argument("--events", type=int, default=2000)
+    q.add_argument("--queries", type=int, default=60)
+    q.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    {"writes": writes, "forget": forget}[args.what](args)
+    {"writes": writes, "forget": forget, "search": search}[args.what](args)
 
 
 if __name__ == "__main__":

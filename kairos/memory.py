@@ -31,7 +31,7 @@ from kairos.domain.kinds import ACTORS, EventType
 from kairos.domain.logformat import Entry, file_header, render_entry
 from kairos.domain.logformat import parse_day as parse_log_day
 from kairos.engine.engine import DecryptedHistory, Engine
-from kairos.engine.keyring import open_keyring
+from kairos.engine.keyring import Sealer, open_keyring
 from kairos.engine.locks import writer_lock
 from kairos.errors import BadInput, NotFound, on_disk
 from kairos.home import (
@@ -389,7 +389,11 @@ class Memory:
         if len(new_key) != 32:
             raise BadInput("a master key is 32 bytes")
         with writer_lock(self.home):
-            return self.keyring.rewrap(new_key)
+            count = self.keyring.rewrap(new_key)
+        # The embeddings are named by a digest keyed by the master key: they
+        # are made again under the new one (kairos.engine.keyring.Sealer).
+        self.engine.vectors.clear(Sealer(self.keyring).digest)
+        return count
 
     def history(self, agent: str, *, user: str | None = None,
                 file: str | None = None) -> list[IndexRow]:
@@ -521,7 +525,7 @@ class Memory:
             for _ in range(TRIES):
                 at = engine.readmodel.position()
                 with engine.readmodel.engine.connect() as conn:
-                    found = check_search(conn)
+                    found = check_search(conn, engine.readmodel.sealing)
                 if engine.readmodel.position() == at:
                     for problem in found:
                         report.add(Problem("read model", problem))

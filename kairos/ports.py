@@ -285,6 +285,25 @@ class Commands(Protocol):
 Decrypter = Callable[["DomainEvent", int], "DomainEvent"]
 
 
+class Seal(Protocol):
+    """How the read model keeps a stream's text at rest in a home that
+    encrypts (:class:`kairos.engine.keyring.Sealer`): sealed under a key of
+    the stream's, deterministically, and opened on the way out."""
+
+    def seal(self, text: str, stream: UUID) -> str:
+        """The text sealed; itself when empty or when the stream has no key."""
+        ...
+
+    def open(self, value: str, stream: UUID) -> str | None:
+        """A stored value opened (a value that is not sealed, as it is);
+        None when its key is gone (erased)."""
+        ...
+
+    def digest(self, text: str) -> str:
+        """What names a text's embedding: keyed, 32 hex digits."""
+        ...
+
+
 class History(Protocol):
     """The event store, read: the global order and the streams."""
 

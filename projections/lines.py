@@ -14,13 +14,27 @@ writes left (``tests/test_search_terms.py``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from typing import Any
+from uuid import UUID
 
 from kairos.domain.ids import agent_stream_id, pair_stream_id
 
 Line = tuple[str, str, int, str]  # text, sources (event ids), position and time it entered
 LineRow = tuple[str, str, str, str, str, str, int, str]  # readmodel.LINE_COLUMNS order
+
+
+@functools.lru_cache(maxsize=4096)
+def stream_of(key: str) -> UUID:
+    """A stream id from its text: dashed (an index row's) or hex (a line's scope)."""
+    return UUID(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def file_stream(agent: str, user: str | None) -> UUID:
+    """The stream of an agent's own files (``user`` None or '') or of a pair's."""
+    return agent_stream_id(agent) if not user else pair_stream_id(agent, user)
 
 
 def scope_token(agent: str, user: str | None) -> str:
@@ -68,4 +82,5 @@ def rows(agent: str, user: str, name: str, lines: Sequence[Line]) -> list[LineRo
             for text, sources, pos, when in lines]
 
 
-__all__ = ["Line", "LineRow", "appended", "rewritten", "rows", "scope_token", "segment_lines"]
+__all__ = ["Line", "LineRow", "appended", "file_stream", "rewritten", "rows", "scope_token",
+           "segment_lines", "stream_of"]

@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
+from uuid import UUID
 
 from sqlalchemy import (
     Connection,
@@ -46,8 +47,10 @@ from sqlalchemy import (
 from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.sql.expression import Delete, Insert, Select, Update
 
+from kairos.domain.encrypted import CONTENT_TYPES
 from kairos.errors import storage_error
-from kairos.ports import FileRow, IndexRow
+from kairos.ports import FileRow, IndexRow, Seal
+from kairos.projections.lines import file_stream, stream_of
 from kairos.projections.migrations import MIGRATIONS, same_terms
 from kairos.projections.schema import (
     FILE_COLUMNS,
@@ -157,6 +160,52 @@ def _statements() -> dict[str, Insert | Update | Delete | Select[Any]]:
 
 
 STATEMENTS = _statements()
+
+
+class Sealing:
+    """What the read model seals and opens, by table (:class:`kairos.ports.Seal`):
+    an event's text, a file's content and segments, a line's text.  With no
+    seal (a home that does not encrypt) every method hands its value back."""
+
+    def __init__(self, seal: Seal | None):
+        self.seal = seal
+
+    def index_row(self, row: IndexTuple) -> IndexTuple:
+        """An event's text is sealed when it is content (what the event
+        itself encrypts): an erasure's reason or a dream's summary is not."""
+        if self.seal is None or not row[11] or row[4] not in CONTENT_TYPES:
+            return row
+        return (*row[:11], self.seal.seal(row[11], stream_of(row[2])), *row[12:])
+
+    def file_row(self, row: FileTuple) -> FileTuple:
+        if self.seal is None or not row[3]:
+            return row
+        stream = file_stream(row[0], row[1])
+        return (*row[:3], self.seal.seal(row[3], stream), self.seal.seal(row[4], stream),
+                *row[5:])
+
+    def line_row(self, row: LineTuple) -> LineTuple:
+        if self.seal is None:
+            return row
+        return (*row[:4], self.seal.seal(row[4], stream_of(row[3])),
+                *row[5:])
+
+    def open(self, value: str | None, stream: UUID) -> str | None:
+        """A stored text opened: None when its key is gone (erased)."""
+        if self.seal is None or value is None:
+            return value
+        return self.seal.open(value, stream)
+
+    def open_file(self, agent: str, user: str | None, value: str) -> str:
+        """A file's stored content or segments: empty when its key is gone."""
+        if self.seal is None or not value:
+            return value
+        return self.seal.open(value, file_stream(agent, user)) or ""
+
+    def open_event(self, row: dict[str, Any]) -> dict[str, Any]:
+        if self.seal is not None and row.get("text"):
+            row["text"] = self.seal.open(row["text"], stream_of(row["stream_id"]))
+        return row
 # The bulk load's statements run on the DB-API cursor, compiled once per dialect.
 BULK = ("insert_index", "insert_file", "insert_line")
 
@@ -172,9 +221,12 @@ class Writer:
     cost is the commit).
     """
 
-    def __init__(self, conn: Connection, bulk: dict[str, CompiledSQL]):
+    def __init__(self, conn: Connection, bulk: dict[str, CompiledSQL],
+                 sealing: Sealing | None = None):
         self.conn = conn
         self.bulk = bulk
+        self.sealing = sealing or Sealing(None)
+        self.sealed = self.sealing.seal is not None
 
     def move_position(self, to: int, expect: int) -> bool:
         """Move the position from ``expect`` to ``to``; False when it was not
@@ -186,6 +238,8 @@ class Writer:
         self.conn.execute(STATEMENTS["set_position"], {"to": to})
 
     def insert_index(self, rows: Sequence[IndexTuple]) -> None:
+        if self.sealed:
+            rows = [self.sealing.index_row(r) for r in rows]
         self.conn.execute(STATEMENTS["insert_index"],
                           [dict(zip(ROW_COLUMNS, r, strict=True)) for r in rows])
 
@@ -210,9 +264,12 @@ class Writer:
     def segments(self, agent: str, user: str, name: str) -> list[list[Any]] | None:
         found = self.conn.execute(STATEMENTS["segments"], {
             "k_agent": agent, "k_user": user, "k_file": name}).scalar()
-        return None if found is None else list(json.loads(found))
+        if found is None:
+            return None
+        return list(json.loads(self.sealing.open_file(agent, user, found) or "[]"))
 
     def put_file(self, row: FileTuple, *, new: bool) -> None:
+        row = self.sealing.file_row(row)
         values = dict(zip(FILE_COLUMNS, row, strict=True))
         if new:
             self.conn.execute(STATEMENTS["insert_file"], values)
@@ -224,6 +281,10 @@ class Writer:
         """A file's current lines: (id, text, sources, position, time)."""
         rows = self.conn.execute(STATEMENTS["lines"], {
             "k_agent": agent, "k_user": user, "k_file": name}).all()
+        if self.sealed:
+            stream = file_stream(agent, user)
+            return [(r.id, self.sealing.open(r.text, stream) or "", r.sources, r.position,
+                     r.recorded_at) for r in rows]
         return [(r.id, r.text, r.sources, r.position, r.recorded_at) for r in rows]
 
     def delete_lines(self, ids: Sequence[int]) -> None:
@@ -232,6 +293,8 @@ class Writer:
     def insert_lines(self, rows: Sequence[LineTuple]) -> None:
         # Through SQLAlchemy (not the bulk path's raw cursor): an error on
         # the write path must become a Kairos error (_translate_errors).
+        if self.sealed:
+            rows = [self.sealing.line_row(r) for r in rows]
         self.conn.execute(STATEMENTS["insert_line"], [dict(zip(LINE_COLUMNS, r, strict=True))
                                                       for r in rows])
 
@@ -246,20 +309,27 @@ class Writer:
 
     def load_index(self, rows: Iterable[IndexTuple]) -> None:
         """Insert many index rows at once (a rebuild), on the DB-API cursor."""
+        if self.sealed:
+            rows = map(self.sealing.index_row, rows)
         self._load("insert_index", ROW_COLUMNS, rows)
 
     def load_files(self, rows: Iterable[FileTuple]) -> None:
+        if self.sealed:
+            rows = map(self.sealing.file_row, rows)
         self._load("insert_file", FILE_COLUMNS, rows)
 
     def load_lines(self, rows: Iterable[LineTuple]) -> None:
+        if self.sealed:
+            rows = map(self.sealing.line_row, rows)
         self._load("insert_line", LINE_COLUMNS, rows)
 
 
 class ReadModel:
     """The read model's tables: its schema, its reads and its writer."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, seal: Seal | None = None):
         self.engine = engine
+        self.sealing = Sealing(seal)
         self._bulk: dict[str, CompiledSQL] = {}
         for name in BULK:
             compiled = STATEMENTS[name].compile(dialect=engine.dialect)
@@ -317,14 +387,14 @@ class ReadModel:
         is derived and tracked by position, so on SQLite its commits are not
         fsynced (``synchronous=NORMAL``)."""
         with self.engine.begin() as conn:
-            yield Writer(conn, self._bulk)
+            yield Writer(conn, self._bulk, self.sealing)
 
     @contextmanager
     def reading(self) -> Iterator[Writer]:
         """A connection outside any transaction, to read what a batch of
         events needs before its transaction (:meth:`Indexer.plan`)."""
         with self.engine.connect() as conn:
-            yield Writer(conn, self._bulk)
+            yield Writer(conn, self._bulk, self.sealing)
 
     @contextmanager
     def advisory_lock(self, key: int) -> Iterator[bool]:
@@ -360,13 +430,17 @@ class ReadModel:
             rows = conn.execute(select(files_table.c.agent_id, files_table.c.user_id,
                                        files_table.c.file, files_table.c.content)
                                 .where(files_table.c.position > after)).all()
-        return upto, [(r.agent_id, r.user_id or None, r.file, r.content) for r in rows]
+        return upto, [(r.agent_id, r.user_id or None, r.file,
+                       self.sealing.open_file(r.agent_id, r.user_id, r.content)) for r in rows]
 
     # -- reading -------------------------------------------------------------------
-    @staticmethod
-    def _file_row(r: Row[Any]) -> FileRow:
-        return FileRow(r.agent_id, r.user_id or None, r.file, r.content,
-                       json.loads(r.segments), r.version, r.position, r.updated_at)
+    def _file_row(self, r: Row[Any]) -> FileRow:
+        content, segments = r.content, r.segments
+        if self.sealing.seal is not None:
+            content = self.sealing.open_file(r.agent_id, r.user_id, content)
+            segments = self.sealing.open_file(r.agent_id, r.user_id, segments) or "[]"
+        return FileRow(r.agent_id, r.user_id or None, r.file, content,
+                       json.loads(segments), r.version, r.position, r.updated_at)
 
     def file(self, agent: str, user: str | None, name: str) -> FileRow | None:
         with self.engine.connect() as conn:
@@ -375,7 +449,8 @@ class ReadModel:
                 & (files_table.c.file == name))).first()
         if row is None or not row.content:
             return None
-        return self._file_row(row)
+        found = self._file_row(row)
+        return found if found.content else None
 
     def files_of(self, agent: str, user: str | None) -> list[FileRow]:
         """The existing files of an agent (``user`` None) or of one pair."""
@@ -383,18 +458,20 @@ class ReadModel:
             rows = conn.execute(select(files_table).where(
                 (files_table.c.agent_id == agent) & (files_table.c.user_id == (user or "")))
                 .order_by(files_table.c.file)).all()
-        return [self._file_row(r) for r in rows if r.content]
+        return [f for f in map(self._file_row, rows) if f.content]
 
     def all_files(self) -> list[FileRow]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(files_table).order_by(
                 files_table.c.agent_id, files_table.c.user_id, files_table.c.file)).all()
-        return [self._file_row(r) for r in rows if r.content]
+        return [f for f in map(self._file_row, rows) if f.content]
 
     def event(self, event_id: str) -> IndexRow | None:
         with self.engine.connect() as conn:
             row = conn.execute(select(index).where(index.c.event_id == event_id)).first()
-        return cast(IndexRow, dict(row._mapping)) if row is not None else None
+        if row is None:
+            return None
+        return cast(IndexRow, self.sealing.open_event(dict(row._mapping)))
 
     def events(self, *, agent: str | None = None, user: str | None = None,
                pair_only: bool = False, file: str | None = None,
@@ -427,12 +504,17 @@ class ReadModel:
             q = q.where(index.c.actor == actor)
         if session is not None:
             q = q.where(index.c.session_id == session)
-        if grep is not None:
+        sealed = self.sealing.seal is not None
+        if grep is not None and not sealed:
             q = q.where(func.lower(index.c.text).contains(grep.lower(), autoescape=True))
-        if limit is not None:
+        if limit is not None and not (sealed and grep is not None):
             q = q.limit(limit)
         with self.engine.connect() as conn:
-            return [cast(IndexRow, dict(r._mapping)) for r in conn.execute(q)]
+            rows = [self.sealing.open_event(dict(r._mapping)) for r in conn.execute(q)]
+        if sealed and grep is not None:  # sealed text is matched once opened
+            needle = grep.lower()
+            rows = [r for r in rows if needle in (r["text"] or "").lower()][:limit]
+        return cast(list[IndexRow], rows)
 
     def file_rows(self) -> list[FileRow]:
         """Every row of ``memory_files``, empty ones too (for verification)."""
@@ -444,7 +526,7 @@ class ReadModel:
         with self.engine.connect() as conn:  # streamed: a server-side cursor on PostgreSQL
             for r in conn.execution_options(yield_per=2000).execute(
                     select(index).where(index.c.position <= upto).order_by(index.c.position)):
-                yield cast(IndexRow, dict(r._mapping))
+                yield cast(IndexRow, self.sealing.open_event(dict(r._mapping)))
 
     def index_span(self) -> tuple[int, int, int]:
         """How many ``memory_index`` rows there are, and their first and last positions."""
@@ -499,7 +581,9 @@ class ReadModel:
             history = list(conn.execute(select(index.c.text).where(
                 index.c.agent_id == agent, index.c.user_id == user,
                 index.c.text.is_not(None))).scalars())
-        return int(events), len(lines), [*lines, *history]
+        stream = file_stream(agent, user)
+        texts = [self.sealing.open(t, stream) for t in [*lines, *history]]
+        return int(events), len(lines), [t for t in texts if t is not None]
 
     def delete_vectors(self, digests: Sequence[str]) -> int:
         """Delete the embeddings of these texts (any model); return how many."""

@@ -40,10 +40,11 @@ WHERE clause, before any row leaves the database.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, TextClause, bindparam, text
 
@@ -51,6 +52,9 @@ from kairos.domain.encrypted import CONTENT_TYPES
 from kairos.ports import Doc, SearchScope, distinct_texts, first_texts
 from kairos.projections import terms
 from kairos.projections.lines import scope_token, segment_lines
+
+if TYPE_CHECKING:
+    from kairos.projections.readmodel import Sealing
 
 # Event types whose text is memory (a write, a session's notes), not a reason.
 HISTORY_TYPES = ("MemoryWritten", "SessionEnded")
@@ -168,21 +172,26 @@ def compact(conn: Connection) -> None:
         conn.exec_driver_sql("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
 
 
-def check(conn: Connection) -> list[str]:
+def check(conn: Connection, sealing: Sealing | None = None) -> list[str]:
     """What is wrong with the search index, against the read model it is
     derived from (``kairos verify``): each file's lines, and on SQLite the
-    full-text index's row counts.  Empty when it is sound."""
+    full-text index's row counts.  Empty when it is sound.  ``sealing``:
+    how to open a sealed read model's text."""
     import json
     from collections import Counter
+
+    def opened(agent: str, user: str, value: str) -> str:
+        return value if sealing is None else sealing.open_file(agent, user, value)
 
     problems = []
     want: Counter[tuple[str, str, str, str, str]] = Counter()
     for r in conn.execute(text("SELECT agent_id, user_id, file, segments FROM memory_files")):
-        for segment in json.loads(r.segments):
+        for segment in json.loads(opened(r.agent_id, r.user_id, r.segments) or "[]"):
             for line, sources in segment_lines(segment):
                 want[r.agent_id, r.user_id, r.file, line, sources] += 1
-    have = Counter(tuple(r) for r in conn.execute(text(
-        "SELECT agent_id, user_id, file, text, sources FROM memory_lines")))
+    have = Counter((r.agent_id, r.user_id, r.file, opened(r.agent_id, r.user_id, r.text), r.sources)
+                   for r in conn.execute(text(
+                       "SELECT agent_id, user_id, file, text, sources FROM memory_lines")))
     for key in sorted(set(want) | set(have)):
         if want[key] != have[key]:
             problems.append(f"search index: {key[0]}/{key[1] or '-'} {key[2]} has "
@@ -250,8 +259,8 @@ def grams(words: Sequence[str]) -> list[str]:
 
 
 _HISTORY_COLUMNS = ("i.position, i.event_id, i.file, i.recorded_at, i.text, i.type, "
-                    "i.retracted_by")
-_LINE_COLUMNS = "l.id, l.sources, l.file, l.recorded_at, l.text, l.position"
+                    "i.retracted_by, i.stream_id")
+_LINE_COLUMNS = "l.id, l.sources, l.file, l.recorded_at, l.text, l.position, l.scope"
 
 
 def _filters(scope: SearchScope, alias: str, params: dict[str, Any], *, lines: bool) -> str:
@@ -332,9 +341,10 @@ def _key(rowid: int) -> int:
 class SearchQueries:
     """The search index's reads, over one read model's engine."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, sealing: Sealing | None = None):
         self.engine = engine
         self.sqlite = engine.dialect.name == "sqlite"
+        self.sealing = sealing if sealing is not None and sealing.seal is not None else None
         self._lines: dict[SearchScope, tuple[tuple[int, int], list[Doc]]] = {}
         self._lines_lock = threading.Lock()
 
@@ -456,31 +466,35 @@ class SearchQueries:
         return first_texts(found, depth)
 
     def _fts5_parts(self, scope: SearchScope, parts: Sequence[str], depth: int) -> list[Doc]:
-        """:meth:`substring` on SQLite: the scope's indexed words that hold
+        with self.engine.connect() as conn:
+            return self._parts_in(conn, scope, parts, depth)
+
+    def _parts_in(self, conn: Any, scope: SearchScope, parts: Sequence[str], depth: int
+                  ) -> list[Doc]:
+        """:meth:`substring` on an FTS5 index: the scope's indexed words that hold
         a part, then the documents that hold those words, ranked by how
         many parts they hold, then newest first."""
         parts = list(dict.fromkeys(terms.plain(p) for p in parts))
         held: dict[int, set[int]] = {}  # FTS rowid -> the parts it holds
-        with self.engine.connect() as conn:
-            found: dict[str, set[int]] = {}
-            for stream in _scopes(scope):
-                cut = len(terms.tag(stream))
-                for low, high in terms.term_ranges(stream):
-                    vocabulary = [t for (t,) in conn.exec_driver_sql(
-                        "SELECT term FROM memory_fts_terms WHERE term >= ? AND term < ?",
-                        (low, high)).fetchall()]
-                    for n, hit in _holding([t[cut:] for t in vocabulary], parts).items():
-                        found[vocabulary[n]] = hit
-            chosen = sorted(found, key=lambda t: -len(found[t]))[:MAX_TERMS]
-            for i in range(0, len(chosen), 100):
-                batch = chosen[i:i + 100]
-                marks = ", ".join("?" * len(batch))
-                for term, doc in conn.exec_driver_sql(
-                        f"SELECT DISTINCT term, doc FROM memory_fts_where WHERE term IN ({marks})",
-                        tuple(batch)).fetchall():
-                    held.setdefault(doc, set()).update(found[term])
-            ranked = sorted(held, key=lambda d: (-len(held[d]), -d))
-            out = self._passing(conn, scope, [(d, float(len(held[d]))) for d in ranked], depth)
+        found: dict[str, set[int]] = {}
+        for stream in _scopes(scope):
+            cut = len(terms.tag(stream))
+            for low, high in terms.term_ranges(stream):
+                vocabulary = [t for (t,) in conn.exec_driver_sql(
+                    "SELECT term FROM memory_fts_terms WHERE term >= ? AND term < ?",
+                    (low, high)).fetchall()]
+                for n, hit in _holding([t[cut:] for t in vocabulary], parts).items():
+                    found[vocabulary[n]] = hit
+        chosen = sorted(found, key=lambda t: -len(found[t]))[:MAX_TERMS]
+        for i in range(0, len(chosen), 100):
+            batch = chosen[i:i + 100]
+            marks = ", ".join("?" * len(batch))
+            for term, doc in conn.exec_driver_sql(
+                    f"SELECT DISTINCT term, doc FROM memory_fts_where WHERE term IN ({marks})",
+                    tuple(batch)).fetchall():
+                held.setdefault(doc, set()).update(found[term])
+        ranked = sorted(held, key=lambda d: (-len(held[d]), -d))
+        out = self._passing(conn, scope, [(d, float(len(held[d]))) for d in ranked], depth)
         out.sort(key=_order)
         return out
 
@@ -496,7 +510,7 @@ class SearchQueries:
             where = _filters(scope, "l", params, lines=True)
             rows = conn.execute(text(f"SELECT {_LINE_COLUMNS} FROM memory_lines l WHERE {where}"),
                                 params).all()
-        found = [_line_doc(r) for r in rows]
+        found = self._opened(rows, lines=True)
         with self._lines_lock:  # threads of one server search at once
             while len(self._lines) >= SCOPES_HELD:
                 self._lines.pop(next(iter(self._lines)))
@@ -511,7 +525,7 @@ class SearchQueries:
             rows = conn.execute(text(
                 f"SELECT {_HISTORY_COLUMNS} FROM memory_index i "
                 f"WHERE i.position > :after AND {where} ORDER BY i.position"), params).all()
-        return [_history_doc(r) for r in rows]
+        return self._opened(rows, lines=False)
 
     def docs(self, scope: SearchScope, keys: Iterable[int],
              scores: dict[int, float] | None = None) -> dict[int, Doc]:
@@ -539,11 +553,27 @@ class SearchQueries:
                         **params, **{f"k{n}": k for n, k in enumerate(chunk)}}).fetchall()
                 else:
                     rows = conn.execute(_by_keys(lines, where), {**params, "keys": chunk}).all()
-                for r in rows:
-                    if lines:
-                        out[-int(r.id)] = _line_doc(r, scores.get(-int(r.id), 0.0))
-                    else:
-                        out[int(r.position)] = _history_doc(r, scores.get(int(r.position), 0.0))
+                for d in self._opened(rows, lines=lines, scores=scores):
+                    out[d.key] = d
+        return out
+
+    def _opened(self, rows: Iterable[Any], *, lines: bool,
+                scores: dict[int, float] | None = None) -> list[Doc]:
+        """The documents of rows, their text opened in a sealed read model
+        (a text whose key is gone, erased, leaves its document out)."""
+        scores = scores or {}
+        make = _line_doc if lines else _history_doc
+        if self.sealing is None:
+            return [make(r, scores.get(-int(r.id) if lines else int(r.position), 0.0))
+                    for r in rows]
+        from kairos.projections.lines import stream_of
+
+        out = []
+        for r in rows:
+            opened = self.sealing.open(r.text, stream_of(r.scope if lines else r.stream_id))
+            if opened is not None:
+                d = make(r, scores.get(-int(r.id) if lines else int(r.position), 0.0))
+                out.append(dataclasses.replace(d, text=opened))
         return out
 
 

@@ -35,6 +35,8 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
+from kairos.domain.encrypted import SEALED
+
 RULES = 2  # raised whenever tokens() or tag() would make other words of the same text
 TAG_LETTERS = "bcdfghjklmnpqrstvwxz"  # no vowels, no y: see the module's docstring
 TAG_LENGTH = 5
@@ -90,6 +92,8 @@ def index_text(text: str | None, stream_id: str) -> str | None:
     and a rebuild's bulk fill call)."""
     if text is None:
         return None
+    if text.startswith(SEALED):  # a sealed read model's: its words are never on disk
+        return ""
     return _tagged(text, tag(stream_id))
 
 

@@ -65,9 +65,14 @@ def to_bytes(vector: Any) -> bytes:
 class Vectors:
     """The vector cache of one read model."""
 
-    def __init__(self, engine: Engine, queries: SearchQueries, *, read_only: bool = False):
+    def __init__(self, engine: Engine, queries: SearchQueries, *, read_only: bool = False,
+                 digest: Callable[[str], str] = digest):
         self.engine = engine
         self.queries = queries
+        # What names a text's vector: keyed in a home that encrypts
+        # (:meth:`kairos.ports.Seal.digest`), so a copy of the database
+        # cannot confirm a guessed text by its digest.
+        self.digest = digest
         self.read_only = read_only  # vectors made are kept in memory only
         self._matrices: OrderedDict[tuple[SearchScope, str], _Matrix] = OrderedDict()
         self._lock = threading.Lock()
@@ -109,7 +114,7 @@ class Vectors:
         :raises EmbedderUnavailable: the embedder failed (what was made before
             it did is stored).
         """
-        by_digest = {digest(t): t for t in texts}
+        by_digest = {self.digest(t): t for t in texts}
         found = self.get(embedder.model, by_digest)
         missing = [d for d in by_digest if d not in found]
         for i in range(0, len(missing), batch):
@@ -150,6 +155,17 @@ class Vectors:
                 conn.execute(positions.delete().where(positions.c.name == name))
                 conn.execute(positions.insert().values(name=name, position=min(pos, upto)))
 
+    def clear(self, digest: Callable[[str], str]) -> int:
+        """Forget every vector, and name them by ``digest`` from now on (a
+        rotated master key, which keys the digests): the background job
+        embeds everything again.  Returns how many were dropped."""
+        with self._lock, self.engine.begin() as conn:
+            dropped = conn.execute(vectors_table.delete()).rowcount
+            conn.execute(positions.delete().where(positions.c.name.like("vec:%")))
+            self._matrices.clear()
+            self.digest = digest
+        return int(dropped)
+
     def catch_up(self, embedder: Embedder, upto: int,
                  stop: Callable[[], bool] = lambda: False) -> int:
         """Embed every document written after the model's position, up to
@@ -163,15 +179,23 @@ class Vectors:
         while at < upto and not stop():
             with self.engine.connect() as conn:
                 rows = conn.execute(text(
-                    "SELECT position, text FROM memory_index WHERE position > :at "
+                    "SELECT position, text, stream_id FROM memory_index WHERE position > :at "
                     "AND position <= :upto AND type IN ('MemoryWritten', 'SessionEnded') "
                     "AND text IS NOT NULL AND retracted_by IS NULL "
                     "ORDER BY position LIMIT :page"),
                     {"at": at, "upto": upto, "page": PAGE}).all()
                 last = int(rows[-1].position) if len(rows) == PAGE else upto
-                lines = conn.execute(select(lines_table.c.text).where(
+                lines = conn.execute(select(lines_table.c.text, lines_table.c.scope).where(
                     and_(lines_table.c.position > at, lines_table.c.position <= last))).all()
-            made += self.embed_missing(embedder, [r.text for r in [*rows, *lines]])[1]
+            texts = [r[1] for r in rows] + [r[0] for r in lines]
+            sealing = self.queries.sealing
+            if sealing is not None:  # a sealed read model: its texts opened
+                from kairos.projections.lines import stream_of
+
+                opened = [sealing.open(r[1], stream_of(r[2])) for r in rows] + [
+                    sealing.open(r[0], stream_of(r[1])) for r in lines]
+                texts = [t for t in opened if t is not None]
+            made += self.embed_missing(embedder, texts)[1]
             self.set_position(embedder.model, last)
             at = last
         return made
@@ -200,7 +224,8 @@ class Vectors:
                 if news:
                     matrix.upto = max(d.position for d in news)
                 matrix.pending.extend(news)
-                matrix.set_lines(self.queries.lines(scope))
+                lines = self.queries.lines(scope)
+                matrix.set_lines(lines, [self.digest(d.text) for d in lines])
                 matrix.seen = seen
             if matrix.missing:
                 self._complete(matrix, embedder)
@@ -237,7 +262,7 @@ class Vectors:
         import numpy as np
 
         lines = matrix.lines
-        wanted = [(d, h) for d, h in [*((d, digest(d.text)) for d in matrix.pending),
+        wanted = [(d, h) for d, h in [*((d, self.digest(d.text)) for d in matrix.pending),
                                       *zip(lines, matrix.line_digests, strict=True)]
                   if h not in matrix.known]
         vectors = self.get(embedder.model, (h for _, h in wanted))
@@ -250,7 +275,7 @@ class Vectors:
         matrix.known.update(vectors)
         still: list[Doc] = []
         for d in matrix.pending:
-            v = matrix.known.get(digest(d.text))  # a line may have the same text
+            v = matrix.known.get(self.digest(d.text))  # a line may have the same text
             if v is None:
                 still.append(d)
             else:
@@ -289,10 +314,10 @@ class _Matrix:
         self.missing = 0  # documents without a vector (looked for again at each search)
         self._array: Any = None
 
-    def set_lines(self, lines: list[Doc]) -> None:
+    def set_lines(self, lines: list[Doc], digests: list[str]) -> None:
         """The scope's current lines changed: their vectors are looked up again."""
         self.lines = lines
-        self.line_digests = [digest(d.text) for d in lines]
+        self.line_digests = digests
         self.line_keys, self.line_array = [], None  # stacked again by the next search
         self.missing = len(lines) + len(self.pending)
 

@@ -23,6 +23,12 @@ from kairos.cli.main import cli
 from kairos.memory import Memory
 
 PG_ADMIN_URL = os.environ.get("KAIROS_TEST_PG")
+# KAIROS_TEST_SEALED=1: the homes the fixtures make encrypt ([privacy] encrypt),
+# so that their read model is sealed and searched in memory
+# (kairos.projections.sealedsearch): scripts/test runs the search suites so.
+SEALED = bool(os.environ.get("KAIROS_TEST_SEALED"))
+SEALED_KEY = "c2VhbGVkLXRlc3QtbWFzdGVyLWtleS0zMi1ieXRlcyE="  # 32 bytes, base64
+PRIVACY = "\n[privacy]\nencrypt = true\n"
 
 # The PostgreSQL connection pool keeps the machine's time: under a frozen
 # clock that jumps months between tests, psycopg_pool took its connections
@@ -37,7 +43,10 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KAIROS_HOME", str(tmp_path / "no-home-here"))
     monkeypatch.delenv("KAIROS_DATABASE_URL", raising=False)
     monkeypatch.delenv("KAIROS_FAULT", raising=False)
-    monkeypatch.delenv("KAIROS_MASTER_KEY", raising=False)
+    if SEALED:
+        monkeypatch.setenv("KAIROS_MASTER_KEY", SEALED_KEY)
+    else:
+        monkeypatch.delenv("KAIROS_MASTER_KEY", raising=False)
 
 
 def _pg_database() -> Iterator[str]:
@@ -77,6 +86,11 @@ def home(tmp_path: Path) -> Path:
 @pytest.fixture
 def mem(home: Path, db_url: str) -> Iterator[Memory]:
     m = Memory.init(str(home), db_url)
+    if SEALED:
+        m.close()
+        with open(home / "kairos.toml", "a", encoding="utf-8") as f:
+            f.write(PRIVACY)
+        m = Memory(str(home), db_url)
     yield m
     m.close()
 
@@ -122,7 +136,8 @@ def home_state(home: Path, db_url: str) -> dict[str, object]:
 def home_with(home: Path, db_url: str, search: str) -> Memory:
     """A new home whose ``kairos.toml`` holds ``search`` under ``[search]``."""
     home.mkdir(parents=True, exist_ok=True)
-    (home / "kairos.toml").write_text("[search]\n" + search + "\n", encoding="utf-8")
+    (home / "kairos.toml").write_text("[search]\n" + search + "\n" + (PRIVACY if SEALED else ""),
+                                      encoding="utf-8")
     return Memory.init(str(home), db_url)
 
 

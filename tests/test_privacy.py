@@ -151,8 +151,6 @@ def test_events_snapshots_and_logs_hold_no_memory_text(emem: Memory, home: Path,
     assert logs and found_in(logs, (*SECRETS, KEEP)) == []
     # No materialized file: they would be the memory in clear beside the events.
     assert not list(home.glob("memory/**/*.md"))
-    if not db_url.startswith("sqlite:"):  # the home itself holds no memory text at all
-        assert found_in(home_bytes(home), (*SECRETS, KEEP)) == []
     assert b"~kx1:" in b"".join(logs.values())
     # The log as it is, and decrypted for those who hold the key.
     day = emem.history("ada", user="sam")[0]["recorded_at"][:10]
@@ -169,6 +167,15 @@ def test_events_snapshots_and_logs_hold_no_memory_text(emem: Memory, home: Path,
     shown = emem.dreams.show(emem.dreams.list(agent="ada")[0]["dream_id"])
     assert any(SECRETS[1] in str(line) for line in shown["files"]["MEMORY.md"]["lines"])
     assert emem.verify().problems == []
+    # After all that, the home and the whole database — the read side with
+    # its files, lines, event index and full-text index, WAL and free pages
+    # included — hold no memory text: the read model's is sealed.
+    emem.close()
+    blobs = home_bytes(home)
+    if not db_url.startswith("sqlite:"):
+        blobs.update(pg_bytes(db_url))
+    assert found_in(blobs, (*SECRETS, KEEP)) == []
+    assert b"~ks1:" in b"".join(blobs.values())
 
 
 def test_a_copy_without_the_master_key_cannot_be_read(emem: Memory, home: Path, db_url: str,
@@ -286,9 +293,9 @@ def test_forget_leaves_no_plaintext_anywhere(emem: Memory, home: Path, db_url: s
     soul = emem.read("ada", "SOUL.md").content
     logs_before = {k: v for k, v in home_bytes(home).items() if k.startswith("logs")}
     shutil.copytree(home / "logs", tmp_path / "logs-before")
-    # The read side holds them, decrypted (SQLite: in the home's database).
+    # The read side holds them sealed, never in clear.
     blobs = home_bytes(home) if db_url.startswith("sqlite:") else pg_bytes(db_url)
-    assert found_in(blobs, SECRETS)
+    assert found_in(blobs, SECRETS) == [] and b"~ks1:" in b"".join(blobs.values())
 
     erasure = emem.forget("sam", reason="GDPR request 118", by="dpo")
     assert [p["agent"] for p in erasure.pairs] == ["ada", "bob"]
@@ -302,7 +309,6 @@ def test_forget_leaves_no_plaintext_anywhere(emem: Memory, home: Path, db_url: s
     else:
         assert "kairos.db" in blobs
     assert found_in(blobs, SECRETS) == []
-    assert found_in(blobs, (KEEP,))
     # The logs only grew (the erasure's entries), the chains and checkpoint verify.
     logs_after = {k: v for k, v in blobs.items() if k.startswith("logs")}
     assert all(logs_after[k].startswith(v) for k, v in logs_before.items())
@@ -673,3 +679,89 @@ def test_the_one_who_erases_is_named_on_one_line(emem: Memory) -> None:
         with pytest.raises(BadInput):
             emem.forget("sam", reason="r", by=by)
     assert SECRETS[2] in (emem.read("ada", "USER.md", user="sam").content or "")
+
+
+# -- the sealed read side ------------------------------------------------------------------
+def found(m: Memory, query: str, **kw: object) -> list[str]:
+    return [h.text for h in m.search("ada", query, user="sam", **kw)]  # type: ignore[arg-type]
+
+
+def test_sealed_search_follows_writes_retractions_and_erasures(emem: Memory, home: Path,
+                                                               db_url: str) -> None:
+    """The index in memory moves with the read model: a write joins it, a
+    retraction leaves it (but for the auditor's view), a replaced line goes,
+    an erasure empties it — in this process and in another."""
+    smokes = emem.write("ada", "MEMORY.md", "Sam smokes on the balcony", user="sam")
+    emem.write("ada", "MEMORY.md", f"Sam loves {SECRETS[0]} gelato", user="sam")
+    assert any("balcony" in t for t in found(emem, "smoking"))  # stemmed, as on disk
+    assert any(SECRETS[0] in t for t in found(emem, SECRETS[0][:8].lower()))  # by prefix
+    emem.write("ada", "MEMORY.md", "Sam booked a Zahnarzttermin for Friday", user="sam")
+    assert any("Zahnarzt" in t for t in found(emem, "Zahnarzt"))  # a compound's part
+    emem.retract("ada", "MEMORY.md", [smokes.event_id], reason="not true", user="sam")
+    assert not any("balcony" in t for t in found(emem, "balcony"))
+    assert any("balcony" in t for t in found(emem, "balcony", include_retracted=True))
+    emem.write("ada", "USER.md", "Sam lives in Oslo", user="sam")
+    emem.write("ada", "USER.md", "Sam lives in Bergen", user="sam", mode="replace")
+    hits = emem.search("ada", "where does Sam live", user="sam")
+    assert hits and hits[0].text == "Sam lives in Bergen"
+    assert [h.where for h in hits if h.text == "Sam lives in Oslo"] == ["history"]
+    with Memory(str(home), db_url) as other:  # another process builds its own
+        assert any("Bergen" in h.text for h in other.search("ada", "Bergen", user="sam"))
+        emem.forget("sam", reason="GDPR request", by="dpo")
+        assert other.search("ada", "Bergen", user="sam").hits == []
+    assert found(emem, "Bergen") == [] and found(emem, SECRETS[0].lower()) == []
+    emem.write("ada", "MEMORY.md", "Sam came back and plays chess", user="sam")
+    assert found(emem, "chess") == ["Sam came back and plays chess"] * len(found(emem, "chess"))
+    assert emem.verify().problems == []
+    assert emem.rebuild().changed == []
+
+
+def test_a_rebuild_seals_the_same_rows_and_search_is_the_same(emem: Memory) -> None:
+    fill(emem)
+    before = {q: found(emem, q) for q in ("gelato", "Initech", "where does Sam live",
+                                          SECRETS[3].lower())}
+    assert all(before.values())
+    with emem.engine.readmodel.engine.connect() as conn:
+        rows = sorted(map(tuple, conn.exec_driver_sql(
+            "SELECT position, text FROM memory_index ORDER BY position").fetchall()))
+        files = sorted(map(tuple, conn.exec_driver_sql(
+            "SELECT agent_id, user_id, file, content, segments FROM memory_files").fetchall()))
+    assert any(str(t).startswith("~ks1:") for _, t in rows)
+    assert emem.rebuild().changed == []
+    with emem.engine.readmodel.engine.connect() as conn:
+        assert sorted(map(tuple, conn.exec_driver_sql(
+            "SELECT position, text FROM memory_index ORDER BY position").fetchall())) == rows
+        assert sorted(map(tuple, conn.exec_driver_sql(
+            "SELECT agent_id, user_id, file, content, segments FROM memory_files"
+        ).fetchall())) == files
+    assert {q: found(emem, q) for q in before} == before
+
+
+def test_rotating_the_master_key_drops_the_keyed_embeddings_and_keeps_working(
+        home: Path, db_url: str, key: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    home.mkdir(parents=True)
+    (home / "kairos.toml").write_text('[search]\nembeddings = "wordllama"\n'
+                                      "\n[privacy]\nencrypt = true\n", encoding="utf-8")
+    with Memory.init(str(home), db_url) as m:
+        m.write("ada", "MEMORY.md", "Sam adores Italian food", user="sam")
+        assert [h.text for h in m.search("ada", "pizza", user="sam").hits] == [
+            "Sam adores Italian food"]  # by meaning: no word is shared
+        with m.engine.readmodel.engine.connect() as conn:
+            digests = {r[0] for r in conn.exec_driver_sql("SELECT digest FROM memory_vectors")}
+        assert digests and hashlib.sha256(b"Sam adores Italian food").hexdigest()[:32] \
+            not in digests  # keyed: a guess cannot be confirmed by its digest
+        new = os.urandom(32)
+        m.rotate_master_key(new)
+        with m.engine.readmodel.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM memory_vectors").scalar() == 0
+        # Keys made after the rotation, in this process, are wrapped by the new key.
+        m.write("ada", "MEMORY.md", "Kim collects stamps", user="kim")
+        assert [h.text for h in m.search("ada", "pizza", user="sam").hits] == [
+            "Sam adores Italian food"]
+    monkeypatch.setenv("KAIROS_MASTER_KEY", base64.b64encode(new).decode())
+    with Memory(str(home), db_url) as m:
+        assert m.read("ada", "MEMORY.md", user="kim").content == "Kim collects stamps\n"
+        hits = m.search("ada", "pizza", user="sam")
+        assert hits.mode == "hybrid" and hits.hits[0].text == "Sam adores Italian food"
+        assert m.verify().problems == []

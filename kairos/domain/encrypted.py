@@ -20,6 +20,13 @@ characters, which is all the size limits read (:func:`text_len`).
 Identifiers, times, actors, file names and hashes stay in clear: they are
 what makes the history verifiable and auditable after an erasure.  This
 module does no I/O and holds no key: the engine passes the functions in.
+
+The read model, which holds the decrypted text for reading and search,
+keeps it *sealed* at rest: ``~ks1:<key id>:<ciphertext>``, AES-SIV under a
+key derived from the same stream key (:class:`kairos.engine.keyring.Sealer`).
+AES-SIV is deterministic — the same text seals the same way — so the read
+model stays a function of the events (a rebuild writes the same rows), and
+an erasure, which destroys the stream's key, unseals nothing more either.
 """
 
 from __future__ import annotations
@@ -46,6 +53,10 @@ StreamDecrypt = Callable[[str, UUID], str | None]
 # The one form of an encrypted text (a plain text that merely starts with the
 # prefix is not one, and is never parsed as one).
 FORM = re.compile(r"~kx1:([0-9a-f]{16}):([0-9]+):([A-Za-z0-9_-]+)")
+
+
+SEALED = "~ks1:"
+SEALED_FORM = re.compile(r"~ks1:([0-9a-f]{16}):([A-Za-z0-9_-]+)")
 
 
 def is_encrypted(value: object) -> bool:

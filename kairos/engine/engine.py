@@ -52,7 +52,7 @@ from kairos.domain.events import (
 from kairos.domain.kinds import EventType
 from kairos.domain.sealing import FOLDER, checkpoint_file, checkpoint_text
 from kairos.engine.follower import Follower
-from kairos.engine.keyring import Keyring
+from kairos.engine.keyring import Keyring, Sealer
 from kairos.engine.locks import dream_lock, file_lock, writer_lock
 from kairos.engine.logmirror import LogMirror, Repair, past_the_end
 from kairos.engine.sqlitefiles import read_only_uri, wal_is_empty
@@ -82,6 +82,7 @@ from kairos.ports import (
 from kairos.projections.indexer import Applicable, Indexer
 from kairos.projections.materialize import Materializer
 from kairos.projections.readmodel import ReadModel, create_read_engine
+from kairos.projections.sealedsearch import SealedQueries
 from kairos.projections.search import SearchQueries
 from kairos.projections.vectors import Vectors
 
@@ -125,8 +126,10 @@ class Engine:
             uri = None
             if read_only and not self.store.is_postgres:
                 uri = read_only_uri(url[len("sqlite:///"):], immutable=immutable)
+            # A home that encrypts keeps the read model's text sealed (kairos.ports.Seal).
+            seal = Sealer(keyring) if keyring is not None else None
             self.readmodel = ReadModel(create_read_engine(url, where=self.store.where,
-                                                          read_only_uri=uri))
+                                                          read_only_uri=uri), seal)
             if not read_only:
                 self.readmodel.migrate()
         except Exception:
@@ -140,8 +143,13 @@ class Engine:
         self.files = Materializer(home, self.readmodel, file_lock,
                                   enabled=keyring is None or not keyring.encrypts)
         self.embedder = embedder
-        self.vectors = Vectors(self.readmodel.engine, SearchQueries(self.readmodel.engine),
-                               read_only=read_only)
+        if seal is None:
+            self.vectors = Vectors(self.readmodel.engine, SearchQueries(self.readmodel.engine),
+                                   read_only=read_only)
+        else:  # a sealed read model is searched in memory (kairos.projections.sealedsearch)
+            self.vectors = Vectors(self.readmodel.engine,
+                                   SealedQueries(self.readmodel.engine, self.readmodel.sealing),
+                                   read_only=read_only, digest=seal.digest)
         self.follower = Follower(self._bring_up, self.files.flush,
                                  self._embed_later if embedder is not None else None
                                  ) if follow and not read_only else None

@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import hmac
 import json
 import logging
 import os
@@ -38,9 +39,11 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM, AESSIV
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from kairos.domain.encrypted import Encrypt, envelope, is_encrypted, parts
+from kairos.domain.encrypted import SEALED, SEALED_FORM, Encrypt, envelope, is_encrypted, parts
 from kairos.errors import BadInput
 from kairos.home import KEYS, Settings, fsync_dir, write_durably
 
@@ -108,11 +111,27 @@ def master_id(master: bytes) -> str:
     return hashlib.sha256(b"kairos master key\0" + master).hexdigest()[:16]
 
 
+def derive(key: bytes, purpose: str, length: int = 32) -> bytes:
+    """A key for one purpose, derived from a data or master key (HKDF-SHA256):
+    destroying the key it came from destroys it too."""
+    return HKDF(algorithm=hashes.SHA256(), length=length, salt=None,
+                info=f"kairos {purpose}".encode()).derive(key)
+
+
 @dataclass
 class _Key:
     aead: AESGCM
     path: str
     checked: float
+    raw: bytes
+    _siv: AESSIV | None = None
+
+    @property
+    def siv(self) -> AESSIV:
+        """The key the read model seals this stream's text with (AES-SIV)."""
+        if self._siv is None:
+            self._siv = AESSIV(derive(self.raw, "read model", 64))
+        return self._siv
 
 
 def _aad(stream: UUID, kid: str) -> bytes:
@@ -130,9 +149,13 @@ class Keyring:
         self.encrypts = encrypt  # new content is encrypted (else only read)
         self._master = AESGCM(master)
         self.master_id = master_id(master)
+        # What the read model names a text's embedding by: a keyed digest,
+        # so that a copy of the database cannot confirm a guessed text.
+        self.digest_key = derive(master, "digest")
         self._keys: dict[tuple[UUID, str], _Key] = {}  # (stream, key id) -> key
         self._gone: set[tuple[UUID, str]] = set()  # looked for and not found
         self._active: dict[UUID, str] = {}  # stream -> the key id new text used last
+        self._sealing: dict[UUID, str] = {}  # stream -> the key id the read model seals with
         self._lock = threading.Lock()
         self._check_master()
 
@@ -162,7 +185,7 @@ class Keyring:
     def _path(self, stream: UUID, kid: str) -> str:
         return os.path.join(self.root, str(stream), kid + ".key")
 
-    def _unwrap(self, path: str) -> AESGCM:
+    def _unwrap(self, path: str) -> bytes:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
         try:
@@ -172,7 +195,7 @@ class Keyring:
         except InvalidTag:
             raise KeyUnavailable(f"the master key given (id {self.master_id}) does not open "
                                  f"{path} (wrapped by id {data.get('master')})") from None
-        return AESGCM(key)
+        return key
 
     def _find(self, stream: UUID, kid: str) -> _Key | None:
         """A key of a stream, held or read from its file; None once destroyed.
@@ -193,11 +216,11 @@ class Keyring:
         path = self._path(stream, kid)
         with self._lock:
             try:
-                aead = self._unwrap(path)
+                raw = self._unwrap(path)
             except FileNotFoundError:
                 self._gone.add((stream, kid))
                 return None
-            self._keys[stream, kid] = _Key(aead, path, now)
+            self._keys[stream, kid] = _Key(AESGCM(raw), path, now, raw)
         return self._keys[stream, kid]
 
     def _drop(self, stream: UUID, kid: str) -> None:
@@ -261,12 +284,13 @@ class Keyring:
                     self._active[stream] = kid
                     return kid, key
         with self._lock:
-            kid, aead = self._create(stream)
-            self._keys[stream, kid] = _Key(aead, self._path(stream, kid), time.monotonic())
+            kid, raw = self._create(stream)
+            self._keys[stream, kid] = _Key(AESGCM(raw), self._path(stream, kid), time.monotonic(),
+                                           raw)
             self._active[stream] = kid
         return kid, self._keys[stream, kid]
 
-    def _create(self, stream: UUID) -> tuple[str, AESGCM]:
+    def _create(self, stream: UUID) -> tuple[str, bytes]:
         kid = os.urandom(8).hex()
         key = AESGCM.generate_key(bit_length=256)
         nonce = os.urandom(12)
@@ -282,7 +306,33 @@ class Keyring:
                 os.makedirs(folder, exist_ok=True)
                 fsync_dir(parent)
         write_durably(self._path(stream, kid), json.dumps(data, sort_keys=True).encode())
-        return kid, AESGCM(key)
+        return kid, key
+
+    # -- the read model's seal --------------------------------------------------------
+    def sealing_key(self, stream: UUID) -> tuple[str, AESSIV] | None:
+        """The key the read model seals a stream's text with: of its live
+        keys, the first by name (every process and every rebuild picks the
+        same); None when the stream has none (it never recorded encrypted
+        text, or an erasure destroyed its keys).  Its file is looked at on
+        every call, not every :data:`RECHECK_SECONDS`: text sealed under a
+        key another process just destroyed would never open."""
+        kid = self._sealing.get(stream)
+        if kid is not None:
+            key = self._keys.get((stream, kid))
+            if key is not None and os.path.exists(key.path):
+                return kid, key.siv
+            self._drop(stream, kid)
+            self._sealing.pop(stream, None)
+        for kid in self.key_ids(stream):
+            key = self._find(stream, kid)
+            if key is not None:
+                self._sealing[stream] = kid
+                return kid, key.siv
+        return None
+
+    def unsealing_key(self, stream: UUID, kid: str) -> AESSIV | None:
+        key = self._find(stream, kid)
+        return None if key is None else key.siv
 
     # -- erasing and rotating ------------------------------------------------------------
     def key_ids(self, stream: UUID) -> list[str]:
@@ -299,6 +349,7 @@ class Keyring:
                 fsync_dir(self.root)
             for kid in kids:
                 self._drop(stream, kid)
+            self._sealing.pop(stream, None)
         return kids
 
     def rewrap(self, new_master: bytes) -> int:
@@ -319,6 +370,9 @@ class Keyring:
                         key=base64.b64encode(aead.encrypt(nonce, key, aad)).decode())
             write_durably(path, json.dumps(data, sort_keys=True).encode())
             count += 1
+        with self._lock:  # keys this process makes from now on are wrapped by the new one
+            self._master, self.master_id = aead, new_id
+            self.digest_key = derive(new_master, "digest")
         return count
 
 
@@ -340,3 +394,55 @@ def open_keyring(home: str, settings: Settings) -> Keyring | None:
 
 
 __all__ = ["KeyUnavailable", "Keyring", "load_master", "open_keyring", "parse_key"]
+
+
+class Sealer:
+    """The read model's seal (:class:`kairos.ports.Seal`): a stream's text
+    as ``~ks1:<key id>:<AES-SIV ciphertext>``, under a key derived from the
+    stream's data key, with the stream in the associated data.
+
+    Deterministic: one text of one stream seals one way under one key, so
+    the read model stays a function of the events and a rebuild writes the
+    rows the writes wrote.  What that shows — that two rows of one stream
+    hold the same text — the read model shows anyway (a line and the write
+    it came from).  Once the stream's keys are destroyed nothing it sealed
+    opens.
+    """
+
+    def __init__(self, keyring: Keyring):
+        self.keyring = keyring
+
+    def seal(self, text: str, stream: UUID) -> str:
+        if not text:
+            return text
+        found = self.keyring.sealing_key(stream)
+        if found is None:
+            return text
+        kid, siv = found
+        blob = siv.encrypt(text.encode("utf-8"), [_sealed_aad(stream, kid)])
+        return f"{SEALED}{kid}:{base64.urlsafe_b64encode(blob).rstrip(b'=').decode('ascii')}"
+
+    def open(self, value: str, stream: UUID) -> str | None:
+        if not value.startswith(SEALED):
+            return value
+        m = SEALED_FORM.fullmatch(value)
+        if m is None:
+            return value
+        kid, blob = m.groups()
+        siv = self.keyring.unsealing_key(stream, kid)
+        if siv is None:
+            return None
+        try:
+            raw = base64.urlsafe_b64decode(blob + "=" * (-len(blob) % 4))
+            return siv.decrypt(raw, [_sealed_aad(stream, kid)]).decode("utf-8")
+        except (InvalidTag, binascii.Error):
+            log.warning("a sealed text of stream %s does not open under key %s", stream, kid)
+            return None
+
+    def digest(self, text: str) -> str:
+        return hmac.new(self.keyring.digest_key, text.encode("utf-8"),
+                        hashlib.sha256).hexdigest()[:32]
+
+
+def _sealed_aad(stream: UUID, kid: str) -> bytes:
+    return f"kairos read model {stream} {kid}".encode()

@@ -18,7 +18,8 @@ round by round.
 user timed (the erasure events, the keys, the read side's purge and the
 database compaction).  Each round in a fresh home.
 
-``search``: one pair of ``--events`` varied writes, searched by words only
+``search``: one pair of ``--events`` varied writes (each replacing
+MEMORY.md: the history holds them all), searched by words only
 (``[search] embeddings = "off"``: the sealed part is the lexical index) in a
 plain home, where the full-text index is on disk, and in one that encrypts,
 where it is built in memory from the sealed rows (kairos.projections.
@@ -129,8 +130,8 @@ def search_run(tmp: Path, encrypt: bool, events: int, queries: int) -> dict[str,
         if encrypt:
             f.write("\n[privacy]\nencrypt = true\n")
     with Memory(str(path)) as mem:
-        for i in range(events):
-            mem.write("ada", "MEMORY.md", fact(i), user="sam")
+        for i in range(events):  # a replace: the file stays short, the history grows
+            mem.write("ada", "MEMORY.md", fact(i), user="sam", mode="replace")
         mem.flush()
     out: dict[str, list[float]] = {"cold": [], "warm": [], "after a write": []}
     with Memory(str(path)) as mem:

@@ -765,3 +765,13 @@ def test_rotating_the_master_key_drops_the_keyed_embeddings_and_keeps_working(
         hits = m.search("ada", "pizza", user="sam")
         assert hits.mode == "hybrid" and hits.hits[0].text == "Sam adores Italian food"
         assert m.verify().problems == []
+        # An erasure deletes the pair's embeddings, named by the keyed digest.
+        m.flush()
+        with m.engine.readmodel.engine.connect() as conn:
+            before = conn.exec_driver_sql("SELECT count(*) FROM memory_vectors").scalar()
+        erasure = m.forget("sam", reason="r", by="dpo")
+        assert erasure.vectors >= 1
+        with m.engine.readmodel.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM memory_vectors").scalar() == \
+                before - erasure.vectors
+        assert m.search("ada", "pizza", user="sam").hits == []

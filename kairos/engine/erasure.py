@@ -42,7 +42,6 @@ from kairos.engine.engine import Engine
 from kairos.errors import BadInput, NotFound
 from kairos.projections.schema import files_table, index, lines_table, vectors_table
 from kairos.projections.search import compact
-from kairos.projections.vectors import digest
 
 # The read model's tables that hold text or what was made of it.
 TEXT_TABLES = tuple(t.name for t in (index, files_table, lines_table, vectors_table))
@@ -120,7 +119,7 @@ def erase(engine: Engine, user: str, agent: str | None, *, by: str, reason: str,
                              "keys": len(keyring.key_ids(sid))})
         report.events += events
         report.lines += lines
-        digests.update(map(digest, texts))
+        digests.update(map(engine.vectors.digest, texts))  # keyed, as the cache names them
         clear += clear_events(engine, a, u)
     if clear:
         raise BadInput(f"{clear} event(s) of these pairs were recorded before the home "

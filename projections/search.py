@@ -51,7 +51,7 @@ from sqlalchemy import Connection, Engine, TextClause, bindparam, text
 from kairos.domain.encrypted import CONTENT_TYPES
 from kairos.ports import Doc, SearchScope, distinct_texts, first_texts
 from kairos.projections import terms
-from kairos.projections.lines import scope_token, segment_lines
+from kairos.projections.lines import scope_token, segment_lines, stream_of
 
 if TYPE_CHECKING:
     from kairos.projections.readmodel import Sealing
@@ -566,8 +566,6 @@ class SearchQueries:
         if self.sealing is None:
             return [make(r, scores.get(-int(r.id) if lines else int(r.position), 0.0))
                     for r in rows]
-        from kairos.projections.lines import stream_of
-
         out = []
         for r in rows:
             opened = self.sealing.open(r.text, stream_of(r.scope if lines else r.stream_id))

@@ -39,6 +39,7 @@ from kairos.ports import (
     distinct_texts,
     first_texts,
 )
+from kairos.projections.lines import stream_of
 from kairos.projections.schema import lines_table, positions, vectors_table
 from kairos.projections.search import SearchQueries, applied
 
@@ -190,8 +191,6 @@ class Vectors:
             texts = [r[1] for r in rows] + [r[0] for r in lines]
             sealing = self.queries.sealing
             if sealing is not None:  # a sealed read model: its texts opened
-                from kairos.projections.lines import stream_of
-
                 opened = [sealing.open(r[1], stream_of(r[2])) for r in rows] + [
                     sealing.open(r[0], stream_of(r[1])) for r in lines]
                 texts = [t for t in opened if t is not None]

@@ -34,6 +34,7 @@ COMMANDS = {
     "audit": "audit", "trace": "audit", "diff": "audit", "export": "audit",
     "dream": "dream", "versions": "dream", "rollback": "dream", "stats": "dream",
     "forget": "privacy", "rotate-key": "privacy",
+    "serve": "serve", "keys": "serve",
 }
 ATTRIBUTE = {"files": "files_cmd", "rotate-key": "rotate_key"}
 

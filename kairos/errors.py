@@ -44,6 +44,10 @@ class MemoryClosed(BadInput):
     """The :class:`~kairos.memory.Memory` was closed: open another."""
 
 
+class AccessDenied(KairosError):
+    """The server refused the request's key (401) or its scope (403)."""
+
+
 class VerificationFailed(KairosError):
     """History does not verify: a hash chain, a log entry or a checkpoint is off."""
 

@@ -48,6 +48,7 @@ from kairos.progress import SILENT, Progress
 from kairos.projections.embedders import make_embedder
 
 if TYPE_CHECKING:
+    from kairos.access.keys import Keys
     from kairos.agent.context import Contexts
     from kairos.agent.search import Search
     from kairos.audit.checkpoints import CheckpointCheck, Checkpoints
@@ -119,6 +120,13 @@ class Memory:
         return Audit(self.engine.index, history, self, self.contexts, self.home,
                      stored=self.engine.store, decrypter=history.decrypter
                      if isinstance(history, DecryptedHistory) else None)
+
+    @functools.cached_property
+    def keys(self) -> Keys:
+        """The API keys of ``kairos serve`` (:mod:`kairos.access.keys`)."""
+        from kairos.access.keys import Keys
+
+        return Keys(self.engine, self.engine.history)
 
     @functools.cached_property
     def checkpoints(self) -> Checkpoints:

@@ -40,6 +40,8 @@ MEANING = {
     "VersionRolledBack": "a file set back (or forward) to a published version",
     "CheckpointSealed": "a checkpoint over the global order: size, position, Merkle root",
     "SubjectErased": "a pair erased: its keys destroyed, its files emptied (who, when, why)",
+    "KeyIssued": "an API key of `kairos serve` issued: its role and scope, a digest of its secret",
+    "KeyRevoked": "an API key revoked (who, why)",
 }
 
 

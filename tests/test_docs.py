@@ -76,7 +76,7 @@ def test_every_event_type_is_in_the_log_format_spec() -> None:
     from kairos.domain.events import EVENT_TYPES
 
     text = (ROOT / "docs/log-format.md").read_text()
-    assert len(EVENT_TYPES) == 11
+    assert len(EVENT_TYPES) == 13
     for kind in EVENT_TYPES:
         assert f"| `{kind.value}` |" in text
 

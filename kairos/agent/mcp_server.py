@@ -19,14 +19,23 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any
 
-from kairos.agent.tools import MEMORY_TOOLS, ToolExecutor
+from kairos.agent.tools import MEMORY_TOOLS, ToolError, ToolExecutor
 
 
-def build_server(executor: ToolExecutor) -> Any:
+def build_server(executor: ToolExecutor | Callable[[Any], ToolExecutor]) -> Any:
+    """The MCP server of the memory tools.  ``executor``: the one scope's
+    (stdio), or how to find a request's from its context (over HTTP,
+    :mod:`kairos.http.mcp`: from the caller's key, never from arguments);
+    it may raise :class:`ToolError`, which the call returns as its error."""
+    import anyio
     import mcp.types as types
     from mcp.server.lowlevel import Server
+
+    def executor_for(ctx: Any) -> ToolExecutor:
+        return executor if isinstance(executor, ToolExecutor) else executor(ctx)
 
     tools = [types.Tool(name=t["function"]["name"], description=t["function"]["description"],
                         input_schema=t["function"]["parameters"]) for t in MEMORY_TOOLS]
@@ -41,8 +50,16 @@ def build_server(executor: ToolExecutor) -> Any:
         key = meta.get("idempotency_key")
         if not isinstance(key, str):
             request = getattr(ctx, "request_id", None)
-            key = None if request is None else f"mcp-{session}-{request}"
-        result = executor.run(params.name, params.arguments or {}, call_id=key)
+            http = getattr(ctx, "request", None)  # over HTTP: the session's own id
+            sid = (http.headers.get("mcp-session-id") if http is not None else None) or session
+            key = None if request is None else f"mcp-{sid}-{request}"
+        try:
+            run = executor_for(ctx)
+        except ToolError as e:
+            result: dict[str, Any] = {"error": str(e)}
+        else:
+            result = await anyio.to_thread.run_sync(
+                lambda: run.run(params.name, params.arguments or {}, call_id=key))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False))],
             structured_content=result, is_error="error" in result)

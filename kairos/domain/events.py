@@ -320,6 +320,40 @@ class MemoryStream(Aggregate):
             aggregate.erased = self.originator_version
             aggregate.erased_keys = sorted({*getattr(aggregate, "erased_keys", ()), *self.keys})
 
+    class KeyIssued(Event):
+        """An API key of ``kairos serve`` issued (in the system stream): who
+        may do what, from when to when.  The key itself is never recorded,
+        only its id and a SHA-256 digest of its secret."""
+
+        TOPIC = "kairos.domain:MemoryStream.KeyIssued"
+        kind: ClassVar[EventType] = EventType.KEY_ISSUED
+        agent: str
+        user: str | None
+        key_id: str
+        role: str  # agent, reviewer, auditor or admin
+        scope_agent: str | None  # the one agent it reaches (None: every agent)
+        scope_user: str | None  # the one user it reaches (None: every user)
+        expires: str | None  # an ISO time, or None: until revoked
+        digest: str  # SHA-256 of the secret, hex
+        by: str
+        event_id: str
+        prev: str
+        hash: str
+
+    class KeyRevoked(Event):
+        """An API key revoked: from this event on, it opens nothing."""
+
+        TOPIC = "kairos.domain:MemoryStream.KeyRevoked"
+        kind: ClassVar[EventType] = EventType.KEY_REVOKED
+        agent: str
+        user: str | None
+        key_id: str
+        by: str
+        reason: str
+        event_id: str
+        prev: str
+        hash: str
+
     def __init__(self, agent: str, user: str | None, event_id: str, prev: str, hash: str):
         self.agent = agent
         self.user = user
@@ -566,6 +600,15 @@ class MemoryStream(Aggregate):
                      files=sorted(name for name, segs in self.files.items() if segs),
                      events=self.version, keys=sorted(keys))
 
+    def issue_key(self, key_id: str, role: str, scope_agent: str | None,
+                  scope_user: str | None, expires: str | None, digest: str, by: str,
+                  now: datetime) -> None:
+        self._record(self.KeyIssued, now, key_id=key_id, role=role, scope_agent=scope_agent,
+                     scope_user=scope_user, expires=expires, digest=digest, by=by)
+
+    def revoke_key(self, key_id: str, by: str, reason: str, now: datetime) -> None:
+        self._record(self.KeyRevoked, now, key_id=key_id, by=by, reason=reason)
+
     def seal(self, size: int, position: int, root: str, public_key: str | None,
              now: datetime, signature: str | None = None) -> None:
         self._record(self.CheckpointSealed, now, size=size, position=position, root=root,
@@ -583,15 +626,17 @@ DreamRefused = MemoryStream.DreamRefused
 VersionRolledBack = MemoryStream.VersionRolledBack
 CheckpointSealed = MemoryStream.CheckpointSealed
 SubjectErased = MemoryStream.SubjectErased
+KeyIssued = MemoryStream.KeyIssued
+KeyRevoked = MemoryStream.KeyRevoked
 
 DomainEvent = (StreamOpened | MemoryWritten | MemoryRetracted | SessionEnded | DreamProposed
                | DreamApproved | DreamRejected | DreamRefused | VersionRolledBack | CheckpointSealed
-               | SubjectErased)
+               | SubjectErased | KeyIssued | KeyRevoked)
 
 MemoryStream.TOPIC = "kairos.domain:MemoryStream"
 for _cls in (MemoryStream, StreamOpened, MemoryWritten, MemoryRetracted, SessionEnded,
              DreamProposed, DreamApproved, DreamRejected, DreamRefused, VersionRolledBack,
-             CheckpointSealed, SubjectErased):
+             CheckpointSealed, SubjectErased, KeyIssued, KeyRevoked):
     register_topic(_cls.TOPIC, _cls)
 
 # Event classes by the type name used in hashes and log entries, in the
@@ -600,7 +645,7 @@ EVENT_TYPES: dict[str, type[DomainEvent]] = {
     cls.kind: cls
     for cls in (StreamOpened, MemoryWritten, MemoryRetracted, SessionEnded, DreamProposed,
                 DreamApproved, DreamRejected, DreamRefused, VersionRolledBack, CheckpointSealed,
-                SubjectErased)
+                SubjectErased, KeyIssued, KeyRevoked)
 }
 
 

@@ -38,3 +38,5 @@ class EventType(StrEnum):
     ROLLED_BACK = "VersionRolledBack"
     SEALED = "CheckpointSealed"
     ERASED = "SubjectErased"
+    KEY_ISSUED = "KeyIssued"
+    KEY_REVOKED = "KeyRevoked"

@@ -28,9 +28,16 @@ from kairos.ports import ReadResult, WriteResult
 
 class Client:
     def __init__(self, url: str, key: str, *, timeout: float = 30.0):
+        import socket
+
         import httpx
 
-        self._http = httpx.Client(base_url=url.rstrip("/"), timeout=timeout,
+        # TCP_NODELAY: httpx writes a POST's headers and body apart, and
+        # Nagle's algorithm would hold the body for the server's delayed ACK
+        # (40 ms a write on Linux).
+        transport = httpx.HTTPTransport(
+            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+        self._http = httpx.Client(base_url=url.rstrip("/"), timeout=timeout, transport=transport,
                                   headers={"Authorization": f"Bearer {key}"})
 
     def __enter__(self) -> Client:
@@ -71,9 +78,10 @@ class Client:
             "file": file, "user": user, "as_of": as_of, "version": version}))
 
     def retract(self, agent: str, file: str, event_ids: list[str], *, reason: str,
-                user: str | None = None) -> WriteResult:
+                user: str | None = None, session: str | None = None) -> WriteResult:
         return _result(WriteResult, self._call("POST", f"/v1/agents/{agent}/retract", body={
-            "file": file, "event_ids": event_ids, "reason": reason, "user": user}))
+            "file": file, "event_ids": event_ids, "reason": reason, "user": user,
+            "session": session}))
 
     def end_session(self, agent: str, user: str, *, session: str | None = None,
                     notes: str | None = None) -> WriteResult:

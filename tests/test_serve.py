@@ -255,12 +255,35 @@ def test_the_openapi_document_lists_every_route(server: Server) -> None:
     documented = {(path, method.upper()) for path, ops in doc["paths"].items() for method in ops}
     routed = {(ep.path, ep.method) for ep in ENDPOINTS}
     assert documented == routed | {("/health", "GET"), ("/ready", "GET"),
-                                   ("/openapi.json", "GET")}
+                                   ("/openapi.json", "GET"), ("/metrics", "GET")}
     for ep in ENDPOINTS:  # and each route answers where the document says
         path, kw = request_for(server, ep)
         assert server.call(ep.method, path, "admin", **kw).json().get("error", {}).get(
             "code") not in ("no_route", "method_not_allowed")
     assert server.call("GET", "/ready").json()["status"] == "ready"
+
+
+def test_metrics_count_requests_writes_searches_and_pending_proposals(server: Server) -> None:
+    def metric(text: str, name: str) -> float:
+        found = re.search(rf"^{re.escape(name)} ([0-9.e+]+)$", text, re.M)
+        assert found, name
+        return float(found.group(1))
+
+    before = server.call("GET", "/metrics").text
+    assert metric(before, "kairos_pending_proposals") == 1.0  # the fixture's dream
+    assert metric(before, "kairos_writes_total") == 0.0
+    server.call("POST", "/v1/agents/ada/write", "agent",
+                json={"file": "MEMORY.md", "text": "Sam collects Zanzibarstamps", "user": "sam"})
+    server.call("GET", "/v1/agents/ada/search", "agent", params={"q": "stamps", "user": "sam"})
+    server.call("GET", "/v1/agents/ada/read", "agent", params={"file": "MEMORY.md",
+                                                               "user": "kim"})  # 403
+    after = server.call("GET", "/metrics").text
+    assert metric(after, "kairos_writes_total") == 1.0
+    assert metric(after, "kairos_searches_total") == 1.0
+    assert metric(after, 'kairos_http_requests_total{method="GET",'
+                         'route="/v1/agents/{agent}/read",status="403"}') == 1.0
+    assert metric(after, "kairos_log_lag_events") >= 0
+    assert "Zanzibar" not in after and "ada" not in after  # templates, never ids or content
 
 
 def test_shutdown_is_graceful_and_the_log_holds_no_memory_content(server: Server) -> None:

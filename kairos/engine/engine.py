@@ -108,6 +108,22 @@ def chunks(items: Iterator[Recorded], size: int = PAGE) -> Iterator[list[Recorde
         yield chunk
 
 
+class _Ticket:
+    """One command waiting in the group commit, and how it ended."""
+
+    __slots__ = ("agent", "user", "command", "done", "result", "recorded", "error")
+
+    def __init__(self, agent: str, user: str | None, command: Callable[[MemoryStream], Any]):
+        self.agent, self.user, self.command = agent, user, command
+        self.done = False
+        self.result: Any = None
+        self.recorded: Recorded | None = None
+        self.error: BaseException | None = None
+
+    def fail(self, error: BaseException) -> None:
+        self.error, self.done = error, True
+
+
 class Engine:
     """The write path of one home, and its read side kept in step.
 
@@ -169,6 +185,11 @@ class Engine:
         # is done) instead of in SQLite's busy handler, which sleeps 1 ms or
         # more each time it finds the database locked.
         self._db_write = threading.Lock()
+        # The group commit (execute): commands queued, and the lock whose
+        # holder commits every queued command at once.
+        self._queue: list[_Ticket] = []
+        self._queue_lock = threading.Lock()
+        self._leader = threading.Lock()
         # Held by an embedding round and by a rebuild (which sets _holding to
         # make a round in progress stop early).
         self._embed_lock = threading.Lock()
@@ -467,6 +488,108 @@ class Engine:
             raise MemoryClosed("this Memory is closed")
         if self.read_only:
             raise BadInput("this home was opened read-only: open it without read_only to write")
+        if then is not None:
+            return self._execute_one(agent, user, command, then)
+        return self._grouped(agent, user, command)
+
+    # -- group commit ----------------------------------------------------------------
+    def _grouped(self, agent: str, user: str | None, command: Callable[[MemoryStream], T]
+                 ) -> tuple[Recorded, T]:
+        """:meth:`execute` through the group commit: the command joins the
+        queue; the first thread to get the leader's lock runs every command
+        queued and commits them together — one store transaction, one log
+        append and fsync — while the threads that came meanwhile queue for
+        the next batch.  A thread returns once its own event is durable in
+        both (or with its own command's error).  Alone, a command takes the
+        plain path (:meth:`_execute_one`)."""
+        ticket = _Ticket(agent, user, command)
+        with self._queue_lock:
+            self._queue.append(ticket)
+        with self._leader:
+            if not ticket.done:
+                with self._queue_lock:
+                    batch, self._queue = self._queue, []
+                self._run_batch(batch)
+        if ticket.error is not None:
+            raise ticket.error
+        assert ticket.recorded is not None
+        return ticket.recorded, ticket.result
+
+    def _run_batch(self, batch: list[_Ticket]) -> None:
+        if len(batch) == 1:
+            self._run_alone(batch[0])
+            return
+        again: list[_Ticket] = []
+        try:
+            with self.writer_lock():
+                again = self._commit_batch(batch)
+        except BaseException as e:  # the batch's commit failed: every command with it
+            for t in batch:
+                if not t.done:
+                    t.fail(e)
+        for t in again:  # a conflict with another process: each on its own
+            self._run_alone(t)
+
+    def _run_alone(self, t: _Ticket) -> None:
+        try:
+            t.recorded, t.result = self._execute_one(t.agent, t.user, t.command, None)
+        except BaseException as e:
+            t.fail(e)
+        t.done = True
+
+    def _commit_batch(self, batch: list[_Ticket]) -> list[_Ticket]:
+        """Run the commands on their streams and commit what they recorded
+        (writer lock held); return the tickets to run again on their own
+        (the batch met a conflict: nothing of it was recorded)."""
+        streams: dict[tuple[str, str | None], MemoryStream] = {}
+        broken: set[tuple[str, str | None]] = set()
+        ran: list[tuple[_Ticket, MemoryStream, int, int]] = []
+        retry: list[_Ticket] = []
+        for t in batch:
+            key = (t.agent, t.user)
+            if key in broken:
+                retry.append(t)
+                continue
+            stream = streams.get(key)
+            if stream is None:
+                stream = self._load(t.agent, t.user) or MemoryStream.open(t.agent, t.user,
+                                                                          clock.now())
+                streams[key] = stream
+            before = len(stream.pending_events)
+            try:
+                with encrypting(self._encryptor(t.agent, stream)):
+                    t.result = t.command(stream)
+            except BaseException as e:
+                t.fail(e)
+                if len(stream.pending_events) != before:  # half a command: never saved
+                    broken.add(key)
+                continue
+            ran.append((t, stream, before, len(stream.pending_events)))
+        for key in broken:  # its other commands run again on their own
+            self.store.evict(streams.pop(key).id)
+            retry += [t for t, stream, _, _ in ran if (t.agent, t.user) == key]
+        ran = [r for r in ran if (r[0].agent, r[0].user) not in broken]
+        saving = [s for s in streams.values() if s.pending_events]
+        if not saving:
+            return retry
+        try:
+            recorded = self.commit_many(saving)
+        except Conflict:
+            return retry + [t for t, _, _, _ in ran]
+        by_stream: dict[UUID, list[Recorded]] = {}
+        for rec in recorded:
+            by_stream.setdefault(rec.event.originator_id, []).append(rec)
+        for t, stream, low, high in ran:
+            mine = by_stream.get(stream.id, [])[low:high]
+            if mine:
+                t.recorded = mine[-1]
+            else:
+                t.fail(BadInput("the command recorded nothing"))
+            t.done = True
+        return retry
+
+    def _execute_one(self, agent: str, user: str | None, command: Callable[[MemoryStream], T],
+                     then: Callable[[], None] | None) -> tuple[Recorded, T]:
         with self.writer_lock():
             for _ in range(RETRIES):
                 stream = self._load(agent, user) or MemoryStream.open(agent, user, clock.now())
@@ -501,8 +624,14 @@ class Engine:
 
         :raises kairos.engine.store.Conflict: when another writer took the version.
         """
+        return self.commit_many([stream])
+
+    def commit_many(self, streams: list[MemoryStream]) -> list[Recorded]:
+        """:meth:`commit` for several streams at once: one transaction, one
+        log append (a group commit)."""
         with self._db_write:
-            recorded = self.store.save(stream)
+            recorded = (self.store.save(streams[0]) if len(streams) == 1
+                        else self.store.save_many(streams))
         faults.point("after-store-commit")
         before = recorded[0].position - 1
         try:

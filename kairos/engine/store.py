@@ -355,6 +355,25 @@ class Store:
         return [Recorded(r.notification.id, cast(DomainEvent, r.domain_event))
                 for r in recordings]
 
+    def save_many(self, streams: list[MemoryStream]) -> list[Recorded]:
+        """Commit several streams' pending events in one transaction (a group
+        commit): all of them or, on any error, none.
+
+        :raises Conflict: another writer committed one of the versions first.
+        """
+        try:
+            recordings = self.app.save(*streams)
+        except BaseException as e:
+            for stream in streams:
+                self.evict(stream.id)
+            if isinstance(e, IntegrityError):
+                raise Conflict(", ".join(str(s.id) for s in streams)) from None
+            if isinstance(e, db_errors()):
+                raise storage_error(e, self.where) from e
+            raise
+        return [Recorded(r.notification.id, cast(DomainEvent, r.domain_event))
+                for r in recordings]
+
     def evict(self, stream_id: UUID) -> None:
         cache = self.app.repository.cache
         if cache is not None:

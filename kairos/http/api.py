@@ -69,6 +69,7 @@ class Endpoint:
     scope: str = ""
     params: tuple[str, ...] = field(default_factory=tuple)  # documented arguments
     writes: bool = False
+    idempotent: bool = False  # honours Idempotency-Key (a write: a retry returns the original)
 
 
 # -- handlers ---------------------------------------------------------------------------
@@ -90,7 +91,7 @@ def _retract(m: Memory, c: Call) -> Any:
         raise BadInput("'event_ids' must be a list of event ids")
     return m.retract(c.arg("agent"), c.text("file", required=True) or "", ids,
                      reason=c.text("reason", required=True) or "", user=c.text("user"),
-                     actor="agent").to_dict()
+                     actor="agent", session=c.text("session")).to_dict()
 
 
 def _search(m: Memory, c: Call) -> Any:
@@ -209,7 +210,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
              ("file", "user", "as_of", "version")),
     Endpoint("POST", "/v1/agents/{agent}/retract", AGENT, _retract,
              "Retract writes: their words leave every file", "agent",
-             ("file", "event_ids", "reason", "user"), writes=True),
+             ("file", "event_ids", "reason", "user", "session"), writes=True),
     Endpoint("GET", "/v1/agents/{agent}/search", AGENT + AUDIT, _search,
              "Search the agent's files and history (and the user's)", "agent",
              ("q", "user", "limit", "file", "since")),

@@ -15,7 +15,9 @@ Every ``/v1`` request:
 Every error is ``{"error": {"code": …, "message": …}}`` with a stable code.
 ``/health`` answers while the process lives; ``/ready`` once the home
 answers a query; ``/openapi.json`` documents the endpoints from the same
-table that routes them (:mod:`kairos.http.api`).  The access log
+table that routes them (:mod:`kairos.http.api`); ``/metrics`` is in
+Prometheus's format (:mod:`kairos.http.metrics`).  Those four need no key
+and hold no memory content.  The access log
 (logger ``kairos.access``) names the route, the key id, the status and the
 time taken, never a query string or a body: memory content stays out of it.
 """
@@ -36,14 +38,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from kairos.access.keys import ApiKey, Keys
-from kairos.errors import BadInput, KairosError, NotFound, StorageFailed
+from kairos.errors import BadInput, KairosError, NotFound, StorageFailed, WriteIncomplete
 from kairos.http.api import ENDPOINTS, Call, Endpoint
-from kairos.http.common import error, token_of
+from kairos.http.common import error, log_access, token_of
 from kairos.http.mcp import MCPEndpoint
+from kairos.http.metrics import CONTENT_TYPE_LATEST, Metrics
 from kairos.http.openapi import document
 from kairos.memory import Memory
 
-access_log = logging.getLogger("kairos.access")
 MAX_BODY = 1 << 20  # bytes: a write is at most settings' max_write characters anyway
 
 
@@ -60,6 +62,8 @@ def _status_of(e: KairosError) -> tuple[int, str]:
         return 400, "bad_input"
     if isinstance(e, StorageFailed):
         return 503, "storage_unavailable"
+    if isinstance(e, WriteIncomplete):  # committed, its log entry not: the message names it
+        return 503, "write_incomplete"
     return 409, "conflict"
 
 
@@ -112,7 +116,7 @@ def authorize(memory: Memory, ep: Endpoint, key: ApiKey, call: Call) -> None:
         raise HTTPError(403, "forbidden", f"this key reaches user {key.user!r} only")
 
 
-def endpoint(memory: Memory, keys: Keys, ep: Endpoint, max_body: int
+def endpoint(memory: Memory, keys: Keys, metrics: Metrics, ep: Endpoint, max_body: int
              ) -> Callable[[Request], Awaitable[Response]]:
     async def run(request: Request) -> Response:
         started = time.perf_counter()
@@ -141,10 +145,10 @@ def endpoint(memory: Memory, keys: Keys, ep: Endpoint, max_body: int
         except Exception:  # a bug: logged with its trace, never shown
             logging.getLogger("kairos").exception("%s %s failed", ep.method, ep.path)
             response = error(500, "internal", "internal error (see the server's log)")
-        access_log.info(json.dumps({
-            "method": ep.method, "route": ep.path, "agent": request.path_params.get("agent"),
-            "key": key.key_id if key else None, "status": response.status_code,
-            "ms": round((time.perf_counter() - started) * 1000, 2)}))
+        seconds = time.perf_counter() - started
+        log_access(ep.method, ep.path, request.path_params.get("agent"),
+                   key.key_id if key else None, response.status_code, seconds)
+        metrics.observe(ep.path, ep.method, response.status_code, seconds, writes=ep.writes)
         return response
     return run
 
@@ -152,6 +156,7 @@ def endpoint(memory: Memory, keys: Keys, ep: Endpoint, max_body: int
 def create_app(memory: Memory, *, max_body: int = MAX_BODY) -> Starlette:
     """The application over an open home (the caller closes it)."""
     keys = memory.keys
+    metrics = Metrics(memory)
 
     async def health(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -168,13 +173,17 @@ def create_app(memory: Memory, *, max_body: int = MAX_BODY) -> Starlette:
     async def openapi(_: Request) -> Response:
         return JSONResponse(spec)
 
+    async def metrics_text(_: Request) -> Response:
+        body = await run_in_threadpool(metrics.render)
+        return Response(body, media_type=CONTENT_TYPE_LATEST)
+
     async def not_found(request: Request, _exc: Exception) -> Response:
         return error(404, "no_route", f"no endpoint {request.method} {request.url.path}")
 
     async def not_allowed(request: Request, _exc: Exception) -> Response:
         return error(405, "method_not_allowed", f"{request.method} is not allowed here")
 
-    mcp = MCPEndpoint(memory, keys)
+    mcp = MCPEndpoint(memory, keys, metrics)
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -182,9 +191,9 @@ def create_app(memory: Memory, *, max_body: int = MAX_BODY) -> Starlette:
             yield
 
     routes = [Route("/health", health), Route("/ready", ready),
-              Route("/openapi.json", openapi),
+              Route("/openapi.json", openapi), Route("/metrics", metrics_text),
               Route("/mcp", mcp, methods=["GET", "POST", "DELETE"])]
-    routes += [Route(ep.path, endpoint(memory, keys, ep, max_body), methods=[ep.method])
+    routes += [Route(ep.path, endpoint(memory, keys, metrics, ep, max_body), methods=[ep.method])
                for ep in ENDPOINTS]
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed},
                      lifespan=lifespan)

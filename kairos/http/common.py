@@ -3,6 +3,8 @@ and the one shape of an error."""
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Mapping
 
 from starlette.responses import JSONResponse
@@ -21,4 +23,13 @@ def error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
-__all__ = ["error", "token_of"]
+def log_access(method: str, route: str, agent: str | None, key: str | None, status: int,
+               seconds: float) -> None:
+    """One JSON line per request: what, by which key, how it ended, how long —
+    never a query string or a body."""
+    logging.getLogger("kairos.access").info(json.dumps({
+        "method": method, "route": route, "agent": agent, "key": key, "status": status,
+        "ms": round(seconds * 1000, 2)}))
+
+
+__all__ = ["error", "log_access", "token_of"]

@@ -13,7 +13,9 @@ ERROR = {"type": "object", "properties": {"error": {"type": "object", "propertie
     "code": {"type": "string"}, "message": {"type": "string"}}}}}
 STATUSES = {"400": "bad input (a one-line reason)", "401": "no key, or not a live one",
             "403": "outside the key's role or scope", "404": "not found",
-            "413": "body too large", "503": "storage unavailable"}
+            "405": "method not allowed", "409": "a conflict (too many writers, say)",
+            "413": "body too large", "500": "internal error (logged on the server)",
+            "503": "storage unavailable, or a write committed whose log entry is not"}
 
 
 def document(endpoints: Iterable[Any]) -> dict[str, Any]:
@@ -37,13 +39,14 @@ def document(endpoints: Iterable[Any]) -> dict[str, Any]:
         elif ep.params:
             op["requestBody"] = {"content": {"application/json": {"schema": {
                 "type": "object", "properties": {n: {} for n in ep.params}}}}}
-        if ep.writes:
+        if ep.idempotent:
             params.append({"name": "Idempotency-Key", "in": "header",
                            "schema": {"type": "string"}})
         op["parameters"] = params
         paths.setdefault(ep.path, {})[ep.method.lower()] = op
     for path, what in (("/health", "the process is up"), ("/ready", "the home answers"),
-                       ("/openapi.json", "this document")):
+                       ("/openapi.json", "this document"),
+                       ("/metrics", "counters and gauges, in Prometheus's text format")):
         paths[path] = {"get": {"summary": what, "responses": {"200": {"description": what}}}}
     return {"openapi": "3.1.0",
             "info": {"title": "Kairos memory API", "version": __version__},

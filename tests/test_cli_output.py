@@ -94,6 +94,10 @@ def test_every_json_command_prints_exactly_one_json_line(sample: Path, tmp_path:
     run("seal", "seal", "--json")
     run("context", "context", "-a", "ada", "-u", "sam", "--json")
     run("tools", "tools", "--json")
+    issued = run("keys create", "keys", "create", "--role", "auditor", "--by", "ops", "--json")
+    assert isinstance(issued, dict) and issued["key"].startswith("kk_"), issued
+    listed = run("keys list", "keys", "list", "--json")
+    assert isinstance(listed, list) and "digest" not in listed[0], listed
     summary = run("dream", "dream", "--all", "--json")
     assert isinstance(summary, dict) and summary["proposed"], summary
     dream_id = summary["proposed"][0]["dream_id"]

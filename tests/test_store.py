@@ -30,6 +30,9 @@ def every_kind_of_event(mem: Memory) -> None:
         # tests/test_privacy.py), recorded straight through the engine.
         mem.write("ada", "MEMORY.md", "Kim plays chess", user="kim")
         mem.engine.execute("ada", "kim", lambda s: s.erase("dpo", "a test", [], clock.now()))
+        # An API key of kairos serve, issued and revoked (events of the system stream).
+        _, key = mem.keys.create("agent", agent="ada", user="sam", by="ops")
+        mem.keys.revoke(key.key_id, by="ops", reason="a test")
         mem.seal()
 
 

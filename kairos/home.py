@@ -68,6 +68,10 @@ DEFAULT_CONFIG = """\
 # key_file = "/etc/kairos/master.key"            # the master key (outside the home), or
 # key_command = "vault kv get -field=key kairos" # a command that prints it, or KAIROS_MASTER_KEY
 #
+# [serve]                                        # kairos serve (docs/serve.md)
+# cors_origins = ["https://app.example.com"]     # browsers' origins allowed (default: none)
+# max_body = 1048576                             # bytes a request body may hold
+#
 # [users.mia]                                    # per user
 # timezone = "Europe/Berlin"                     # relative time is read in it (default UTC)
 """
@@ -148,6 +152,15 @@ class PrivacySettings:
 
 
 @dataclass
+class ServeSettings:
+    """``[serve]`` in kairos.toml (see :mod:`kairos.http.app`): CORS is off
+    unless origins are named."""
+
+    cors_origins: list[str] = field(default_factory=list)
+    max_body: int = 1 << 20
+
+
+@dataclass
 class Settings:
     url: str | None = None
     limits: dict[str, int] = field(default_factory=dict)
@@ -158,6 +171,7 @@ class Settings:
     entry_key_file: str | None = None  # [audit] entry_key_file: the log entries' MAC key
     users: dict[str, UserSettings] = field(default_factory=dict)
     privacy: PrivacySettings = field(default_factory=PrivacySettings)
+    serve: ServeSettings = field(default_factory=ServeSettings)
 
     def timezone_of(self, user: str) -> str | None:
         found = self.users.get(user)
@@ -254,6 +268,20 @@ def _privacy_settings(path: str, data: Any) -> PrivacySettings:
                            key_command=data.get("key_command"))
 
 
+def _serve_settings(path: str, data: Any) -> ServeSettings:
+    if not isinstance(data, dict) or set(data) - {"cors_origins", "max_body"}:
+        raise BadInput(f"{path}: [serve] takes cors_origins and max_body")
+    origins = data.get("cors_origins", [])
+    if not isinstance(origins, list) or not all(
+            isinstance(o, str) and re.fullmatch(r"https?://[^/\s*]+", o) for o in origins):
+        raise BadInput(f"{path}: [serve] cors_origins must be a list of origins such as "
+                       "\"https://app.example.com\" (scheme and host, no path, no *)")
+    size = data.get("max_body", 1 << 20)
+    if not isinstance(size, int) or isinstance(size, bool) or not 1024 <= size <= 1 << 26:
+        raise BadInput(f"{path}: [serve] max_body must be a number of bytes from 1024 to 67108864")
+    return ServeSettings(cors_origins=list(origins), max_body=size)
+
+
 def is_home(path: str) -> bool:
     return os.path.isfile(os.path.join(path, CONFIG)) or os.path.isdir(os.path.join(path, "logs"))
 
@@ -292,6 +320,7 @@ def load_settings(home: str) -> Settings:
                     entry_key_file=audit.get("entry_key_file"),
                     users=_user_settings(path, data.get("users", {})),
                     privacy=_privacy_settings(path, data.get("privacy", {})),
+                    serve=_serve_settings(path, data.get("serve", {})),
                     search=_search_settings(path, data.get("search", {})))
 
 

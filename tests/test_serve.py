@@ -376,3 +376,59 @@ def test_mcp_over_http_takes_the_scope_from_the_key(server: Server) -> None:
         r = httpx.post(server.url + "/mcp", headers={"Authorization": f"Bearer {key}"},
                        json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10)
         assert r.status_code == status
+
+
+# -- CORS, limits -------------------------------------------------------------------------
+def test_cors_is_off_by_default_and_request_heads_are_bounded(server: Server) -> None:
+    preflight = {"Origin": "https://evil.example", "Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "authorization"}
+    r = server.call("OPTIONS", "/v1/agents/ada/write", headers=preflight)
+    assert "access-control-allow-origin" not in r.headers
+    r = server.call("GET", "/v1/agents/ada/read", "agent",
+                    params={"file": "MEMORY.md", "user": "sam"},
+                    headers={"Origin": "https://evil.example"})
+    assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+    before = server.position()
+    r = server.call("POST", "/v1/agents/ada/write", "agent",
+                    json={"file": "MEMORY.md", "text": "x", "user": "sam"},
+                    headers={"X-Padding": "p" * 20_000})  # past the 16 KiB head limit
+    assert r.status_code == 431 and r.json()["error"]["code"] == "headers_too_large"
+    assert server.position() == before
+    assert server.call("GET", "/health").status_code == 200  # the server goes on
+
+
+def test_cors_and_the_body_limit_come_from_the_settings(home: Path, db_url: str) -> None:
+    home.mkdir(parents=True)
+    (home / "kairos.toml").write_text('[serve]\ncors_origins = ["https://app.example"]\n'
+                                      "max_body = 2048\n", encoding="utf-8")
+    with Memory.init(str(home), db_url) as m:
+        key = m.keys.create("agent", agent="ada", by="ops")[0]
+    proc, url = start(home, db_url)
+    try:
+        def preflight(origin: str) -> httpx.Response:
+            return httpx.options(url + "/v1/agents/ada/write", headers={
+                "Origin": origin, "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "authorization,idempotency-key"})
+
+        allowed = preflight("https://app.example")
+        assert allowed.headers["access-control-allow-origin"] == "https://app.example"
+        assert "idempotency-key" in allowed.headers["access-control-allow-headers"].lower()
+        assert "access-control-allow-origin" not in preflight("https://evil.example").headers
+        big = httpx.post(url + "/v1/agents/ada/write", headers={"Authorization": f"Bearer {key}"},
+                         json={"file": "MEMORY.md", "text": "y" * 3000, "user": "sam"})
+        assert big.status_code == 413 and big.json()["error"]["code"] == "body_too_large"
+    finally:
+        stop(proc)
+
+
+@pytest.mark.parametrize("setting", ['cors_origins = "*"', 'cors_origins = ["*"]',
+                                     'cors_origins = ["https://a.example/path"]',
+                                     "max_body = 10", "max_body = true", "port = 80"])
+def test_bad_serve_settings_are_one_line_errors(tmp_path: Path, setting: str) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "kairos.toml").write_text(f"[serve]\n{setting}\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "kairos.cli", "--home", str(home), "serve",
+                          "--port", "0"], capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0
+    assert "[serve]" in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr

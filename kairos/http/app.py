@@ -6,13 +6,15 @@ Every ``/v1`` request:
    malformed, unknown, revoked or expired → 401;
 2. is an endpoint its role may call, within its scope (its agent, its
    user) → else 403, and nothing is read or written;
-3. has a body of at most ``max_body`` bytes (→ 413), which is one JSON
-   object (→ 400 with the parser's reason);
+3. has a body of at most ``[serve] max_body`` bytes (→ 413; 1 MiB by
+   default), which is one JSON object (→ 400 with the parser's reason),
+   and headers of at most 16 KiB in all (→ 431);
 4. runs its handler in a worker thread (the engine's calls block on fsync),
    and any Kairos error becomes its status: bad input 400, not found 404,
    storage 503.
 
 Every error is ``{"error": {"code": …, "message": …}}`` with a stable code.
+CORS is off unless ``[serve] cors_origins`` names the browsers' origins.
 ``/health`` answers while the process lives; ``/ready`` once the home
 answers a query; ``/openapi.json`` documents the endpoints from the same
 table that routes them (:mod:`kairos.http.api`); ``/metrics`` is in
@@ -33,9 +35,12 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kairos.access.keys import ApiKey, Keys
 from kairos.errors import BadInput, KairosError, NotFound, StorageFailed, WriteIncomplete
@@ -45,8 +50,6 @@ from kairos.http.mcp import MCPEndpoint
 from kairos.http.metrics import CONTENT_TYPE_LATEST, Metrics
 from kairos.http.openapi import document
 from kairos.memory import Memory
-
-MAX_BODY = 1 << 20  # bytes: a write is at most settings' max_write characters anyway
 
 
 class HTTPError(Exception):
@@ -156,8 +159,31 @@ def endpoint(memory: Memory, keys: Keys, metrics: Metrics, ep: Endpoint, max_bod
     return run
 
 
-def create_app(memory: Memory, *, max_body: int = MAX_BODY) -> Starlette:
-    """The application over an open home (the caller closes it)."""
+HEADER_LIMIT = 16 * 1024  # bytes of header names and values a request may send
+
+
+class HeaderLimit:
+    """Refuse a request whose headers are over :data:`HEADER_LIMIT` bytes
+    (431), before any route sees it."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and sum(
+                len(k) + len(v) for k, v in scope["headers"]) > HEADER_LIMIT:
+            await error(431, "headers_too_large",
+                        f"the headers are over {HEADER_LIMIT} bytes")(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def create_app(memory: Memory) -> Starlette:
+    """The application over an open home (the caller closes it), with its
+    ``[serve]`` settings: the body limit, and CORS for the origins named
+    there (off when none are)."""
+    settings = memory.settings.serve
+    max_body = settings.max_body
     keys = memory.keys
     metrics = Metrics(memory)
 
@@ -198,8 +224,17 @@ def create_app(memory: Memory, *, max_body: int = MAX_BODY) -> Starlette:
               Route("/mcp", mcp, methods=["GET", "POST", "DELETE"])]
     routes += [Route(ep.path, endpoint(memory, keys, metrics, ep, max_body), methods=[ep.method])
                for ep in ENDPOINTS]
+    middleware = [Middleware(HeaderLimit)]
+    if settings.cors_origins:
+        middleware.append(Middleware(
+            CORSMiddleware, allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key",
+                           "X-Kairos-Key", "X-Kairos-User", "X-Kairos-Agent",
+                           "X-Kairos-Session", "Mcp-Session-Id", "Mcp-Protocol-Version"],
+            expose_headers=["Mcp-Session-Id"]))
     return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed},
-                     lifespan=lifespan)
+                     lifespan=lifespan, middleware=middleware)
 
 
-__all__ = ["MAX_BODY", "create_app"]
+__all__ = ["create_app"]

@@ -14,7 +14,8 @@ ERROR = {"type": "object", "properties": {"error": {"type": "object", "propertie
 STATUSES = {"400": "bad input (a one-line reason)", "401": "no key, or not a live one",
             "403": "outside the key's role or scope", "404": "not found",
             "405": "method not allowed", "409": "a conflict (too many writers, say)",
-            "413": "body too large", "500": "internal error (logged on the server)",
+            "413": "body too large", "431": "headers too large",
+            "500": "internal error (logged on the server)",
             "503": "storage unavailable, or a write committed whose log entry is not"}
 
 

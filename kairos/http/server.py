@@ -34,8 +34,11 @@ def run_server(memory: Memory, host: str, port: int) -> None:
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
     print(f"kairos serve: {memory.home} on http://{shown}:{bound}", file=sys.stderr, flush=True)
+    # h11 buffers at most 64 KiB of a request's head that has not ended;
+    # the application refuses heads over 16 KiB (kairos.http.app.HeaderLimit).
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=30, limit_concurrency=1024)
+                            timeout_graceful_shutdown=30, limit_concurrency=1024, http="h11",
+                            h11_max_incomplete_event_size=64 * 1024)
     server = uvicorn.Server(config)
     # uvicorn shuts down gracefully on these, then raises the signal again
     # with the handlers it found: make that a clean exit, after the flush.

@@ -74,16 +74,20 @@ def serve_run(tmp: Path, n: int, clients: int, seconds: float) -> Run:
         lat: list[float] = []
         sent = 0
         deadline = time.perf_counter() + seconds
-        limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-        # TCP_NODELAY: httpx sends a POST's headers and body in two writes,
-        # and Nagle's algorithm would hold the body for the server's delayed
-        # ACK (40 ms a request on Linux).
-        transport = httpx.AsyncHTTPTransport(
-            limits=limits, socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
-        async with httpx.AsyncClient(base_url=url, transport=transport, timeout=60,
-                                     headers={"Authorization": f"Bearer {key}"}) as http:
-            async def worker() -> None:
-                nonlocal sent
+
+        async def worker() -> None:
+            # A client of its own per worker, one connection each: httpx's
+            # shared pool costs the load generator more CPU per request as
+            # the connections grow, on the cores the server needs.
+            # TCP_NODELAY: httpx sends a POST's headers and body in two
+            # writes, and Nagle's algorithm would hold the body for the
+            # server's delayed ACK (40 ms a request on Linux).
+            nonlocal sent
+            transport = httpx.AsyncHTTPTransport(
+                limits=httpx.Limits(max_connections=1),
+                socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+            async with httpx.AsyncClient(base_url=url, transport=transport, timeout=60,
+                                         headers={"Authorization": f"Bearer {key}"}) as http:
                 while sent < n and time.perf_counter() < deadline:
                     i = sent
                     sent += 1
@@ -93,9 +97,10 @@ def serve_run(tmp: Path, n: int, clients: int, seconds: float) -> Run:
                         "user": f"u{i % PAIRS}", "mode": "replace"})
                     assert r.status_code == 200, r.text
                     lat.append((time.perf_counter() - t) * 1000)
-            start = time.perf_counter()
-            await asyncio.gather(*(worker() for _ in range(clients)))
-            return len(lat) / (time.perf_counter() - start), lat
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(clients)))
+        return len(lat) / (time.perf_counter() - start), lat
 
     try:
         return asyncio.run(load())

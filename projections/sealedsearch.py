@@ -133,7 +133,15 @@ class SealedQueries(SearchQueries):
                         self._memos.popitem(last=False)
             with memo.lock:
                 if memo.at != now:
-                    self._catch_up(conn, scope, memo, now)
+                    try:
+                        self._catch_up(conn, scope, memo, now)
+                    except BaseException:
+                        # Half caught up, it would add rows it holds already: the
+                        # next search makes the scope's index again.
+                        with self._memos_lock:
+                            if self._memos.get(scope) is memo:
+                                del self._memos[scope]
+                        raise
         return memo
 
     def _catch_up(self, conn: Connection, scope: SearchScope, memo: _Memo,

@@ -116,13 +116,12 @@ class Client:
     def show_dream(self, dream_id: str) -> dict[str, Any]:
         return dict(self._call("GET", f"/v1/dreams/{dream_id}"))
 
-    def approve(self, dream_id: str, reviewer: str | None = None) -> dict[str, Any]:
-        return dict(self._call("POST", f"/v1/dreams/{dream_id}/approve",
-                               body={"reviewer": reviewer}))
+    def approve(self, dream_id: str) -> dict[str, Any]:
+        """Approve a proposal; the audit names this client's key as the reviewer."""
+        return dict(self._call("POST", f"/v1/dreams/{dream_id}/approve", body={}))
 
-    def reject(self, dream_id: str, reason: str, reviewer: str | None = None) -> dict[str, Any]:
-        return dict(self._call("POST", f"/v1/dreams/{dream_id}/reject",
-                               body={"reason": reason, "reviewer": reviewer}))
+    def reject(self, dream_id: str, reason: str) -> dict[str, Any]:
+        return dict(self._call("POST", f"/v1/dreams/{dream_id}/reject", body={"reason": reason}))
 
     def rollback(self, agent: str, user: str, file: str, to: int, reason: str) -> dict[str, Any]:
         return dict(self._call("POST", f"/v1/agents/{agent}/rollback", body={

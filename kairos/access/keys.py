@@ -38,6 +38,10 @@ from kairos.ports import Commands, History
 ROLES = ("agent", "reviewer", "auditor", "admin")
 PREFIX = "kk_"
 RELOAD_SECONDS = 1.0  # a key issued or revoked by another process counts here within this
+# An unknown key id reads the keys again at most this often: a key issued a
+# moment ago elsewhere works within this, and a flood of made-up ids costs
+# the store four reads a second.
+UNKNOWN_RELOAD_SECONDS = 0.25
 
 
 def digest(secret: str) -> str:
@@ -131,7 +135,7 @@ class Keys:
         key_id, secret = token[len(PREFIX):].split("_", 1)
         keys = self._reload()
         key = keys.get(key_id)
-        if key is None and time.monotonic() - self._loaded > 0.05:
+        if key is None and time.monotonic() - self._loaded > UNKNOWN_RELOAD_SECONDS:
             key = self._reload(force=True).get(key_id)  # issued a moment ago elsewhere
         wanted = key.digest if key is not None else "0" * 64
         if not hmac.compare_digest(wanted, digest(secret)) or key is None:

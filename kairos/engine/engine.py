@@ -188,8 +188,8 @@ class Engine:
         # The group commit (execute): commands queued, and the lock whose
         # holder commits every queued command at once.
         self._queue: list[_Ticket] = []
-        self._queue_lock = threading.Lock()
-        self._leader = threading.Lock()
+        self._batching = threading.Condition()
+        self._committing = False
         # Held by an embedding round and by a rebuild (which sets _holding to
         # make a round in progress stop early).
         self._embed_lock = threading.Lock()
@@ -496,20 +496,40 @@ class Engine:
     def _grouped(self, agent: str, user: str | None, command: Callable[[MemoryStream], T]
                  ) -> tuple[Recorded, T]:
         """:meth:`execute` through the group commit: the command joins the
-        queue; the first thread to get the leader's lock runs every command
-        queued and commits them together — one store transaction, one log
-        append and fsync — while the threads that came meanwhile queue for
-        the next batch.  A thread returns once its own event is durable in
-        both (or with its own command's error).  Alone, a command takes the
-        plain path (:meth:`_execute_one`)."""
+        queue; while no batch is being committed, one waiting thread takes
+        the queue — at most one command per stream — and commits it in one
+        store transaction and one log append and fsync, while the threads
+        that come meanwhile queue for the next batch.  Every thread returns
+        once its own event is durable in both, or with its own command's
+        error.  Alone, a command takes the plain path (:meth:`_execute_one`).
+
+        One command per stream: a command reads its stream's history from
+        the store (an approval replays it), which holds nothing of another
+        command's events pending in the same batch."""
         ticket = _Ticket(agent, user, command)
-        with self._queue_lock:
+        with self._batching:
             self._queue.append(ticket)
-        with self._leader:
-            if not ticket.done:
-                with self._queue_lock:
-                    batch, self._queue = self._queue, []
+        while True:
+            with self._batching:
+                while not ticket.done and self._committing:
+                    self._batching.wait()
+                if ticket.done:
+                    break
+                self._committing = True
+                batch, streams, rest = [], set(), []
+                for t in self._queue:
+                    if (t.agent, t.user) in streams:
+                        rest.append(t)
+                    else:
+                        streams.add((t.agent, t.user))
+                        batch.append(t)
+                self._queue = rest
+            try:
                 self._run_batch(batch)
+            finally:
+                with self._batching:
+                    self._committing = False
+                    self._batching.notify_all()
         if ticket.error is not None:
             raise ticket.error
         assert ticket.recorded is not None
@@ -523,7 +543,7 @@ class Engine:
         try:
             with self.writer_lock():
                 again = self._commit_batch(batch)
-        except BaseException as e:  # the batch's commit failed: every command with it
+        except BaseException as e:  # the writer lock itself failed: nothing ran
             for t in batch:
                 if not t.done:
                     t.fail(e)
@@ -538,55 +558,59 @@ class Engine:
         t.done = True
 
     def _commit_batch(self, batch: list[_Ticket]) -> list[_Ticket]:
-        """Run the commands on their streams and commit what they recorded
-        (writer lock held); return the tickets to run again on their own
-        (the batch met a conflict: nothing of it was recorded)."""
+        """Run the commands (one per stream) and commit what they recorded
+        (writer lock held); return the tickets to run again on their own:
+        the batch met a conflict with another process, and nothing of it
+        was recorded."""
         streams: dict[tuple[str, str | None], MemoryStream] = {}
-        broken: set[tuple[str, str | None]] = set()
-        ran: list[tuple[_Ticket, MemoryStream, int, int]] = []
-        retry: list[_Ticket] = []
-        for t in batch:
-            key = (t.agent, t.user)
-            if key in broken:
-                retry.append(t)
-                continue
-            stream = streams.get(key)
-            if stream is None:
-                stream = self._load(t.agent, t.user) or MemoryStream.open(t.agent, t.user,
-                                                                          clock.now())
-                streams[key] = stream
-            before = len(stream.pending_events)
-            try:
-                with encrypting(self._encryptor(t.agent, stream)):
-                    t.result = t.command(stream)
-            except BaseException as e:
-                t.fail(e)
-                if len(stream.pending_events) != before:  # half a command: never saved
-                    broken.add(key)
-                continue
-            ran.append((t, stream, before, len(stream.pending_events)))
-        for key in broken:  # its other commands run again on their own
-            self.store.evict(streams.pop(key).id)
-            retry += [t for t, stream, _, _ in ran if (t.agent, t.user) == key]
-        ran = [r for r in ran if (r[0].agent, r[0].user) not in broken]
-        saving = [s for s in streams.values() if s.pending_events]
-        if not saving:
-            return retry
+        ran: list[tuple[_Ticket, MemoryStream]] = []
         try:
-            recorded = self.commit_many(saving)
-        except Conflict:
-            return retry + [t for t, _, _, _ in ran]
-        by_stream: dict[UUID, list[Recorded]] = {}
-        for rec in recorded:
-            by_stream.setdefault(rec.event.originator_id, []).append(rec)
-        for t, stream, low, high in ran:
-            mine = by_stream.get(stream.id, [])[low:high]
-            if mine:
-                t.recorded = mine[-1]
-            else:
-                t.fail(BadInput("the command recorded nothing"))
-            t.done = True
-        return retry
+            for t in batch:
+                key = (t.agent, t.user)
+                stream: MemoryStream | None = None
+                try:
+                    stream = self._load(t.agent, t.user)
+                    new = stream is None
+                    if stream is None:
+                        stream = MemoryStream.open(t.agent, t.user, clock.now())
+                    with encrypting(self._encryptor(t.agent, stream)):
+                        t.result = t.command(stream)
+                except BaseException as e:
+                    t.fail(e)
+                    if stream is not None:
+                        self.store.evict(stream.id)  # whatever it holds is not to be saved
+                    continue
+                if not stream.pending_events or (new and len(stream.pending_events) == 1):
+                    self.store.evict(stream.id)
+                    t.fail(BadInput("the command recorded nothing"))
+                    continue
+                streams[key] = stream
+                ran.append((t, stream))
+            if not ran:
+                return []
+            try:
+                recorded = self.commit_many(list(streams.values()))
+            except Conflict:
+                return [t for t, _ in ran]
+            except WriteIncomplete as e:  # committed: each caller is told of its own event
+                recorded = getattr(e, "recorded", [])
+                for t, stream in ran:
+                    mine = [r for r in recorded if r.event.originator_id == stream.id]
+                    t.fail(self._incomplete(mine[-1].event.event_id, mine[-1].position, e)
+                           if mine else e)
+                return []
+            except BaseException as e:  # nothing was committed (the store refused)
+                for t, _ in ran:
+                    t.fail(e)
+                return []
+        except BaseException:
+            for stream in streams.values():  # never saved: drop what they hold
+                self.store.evict(stream.id)
+            raise
+        for t, stream in ran:
+            mine = [r for r in recorded if r.event.originator_id == stream.id]
+            t.recorded, t.done = mine[-1], True
+        return []
 
     def _execute_one(self, agent: str, user: str | None, command: Callable[[MemoryStream], T],
                      then: Callable[[], None] | None) -> tuple[Recorded, T]:
@@ -647,7 +671,9 @@ class Engine:
                 self.catch_up()
         except Exception as e:
             last = recorded[-1]
-            raise self._incomplete(last.event.event_id, last.position, e) from e
+            incomplete = self._incomplete(last.event.event_id, last.position, e)
+            incomplete.recorded = recorded  # type: ignore[attr-defined]  # a batch's, each its own
+            raise incomplete from e
         return recorded
 
     def _incomplete(self, event_id: str, position: int, cause: BaseException) -> WriteIncomplete:

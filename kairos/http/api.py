@@ -133,13 +133,18 @@ def _dream(m: Memory, c: Call) -> Any:
     return m.dreams.show(c.arg("dream_id"))
 
 
+def _reviewer(c: Call) -> str:
+    """Who decides, as the audit records it: the key (its issuer, role and
+    scope are in its KeyIssued event), never a name the request claims."""
+    return f"key-{c.key.key_id}"
+
+
 def _approve(m: Memory, c: Call) -> Any:
-    return m.dreams.approve(c.arg("dream_id"), c.text("reviewer") or f"key-{c.key.key_id}")
+    return m.dreams.approve(c.arg("dream_id"), _reviewer(c))
 
 
 def _reject(m: Memory, c: Call) -> Any:
-    return m.dreams.reject(c.arg("dream_id"), c.text("reviewer") or f"key-{c.key.key_id}",
-                           c.text("reason", required=True) or "")
+    return m.dreams.reject(c.arg("dream_id"), _reviewer(c), c.text("reason", required=True) or "")
 
 
 def _rollback(m: Memory, c: Call) -> Any:
@@ -229,10 +234,10 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("GET", "/v1/dreams/{dream_id}", REVIEW + AUDIT, _dream,
              "One proposal: its diff, sources and report", "dream"),
     Endpoint("POST", "/v1/dreams/{dream_id}/approve", REVIEW, _approve,
-             "Approve a proposal: it becomes the files' next version", "dream", ("reviewer",),
-             writes=True),
+             "Approve a proposal: it becomes the files' next version (the key is the reviewer)",
+             "dream", writes=True),
     Endpoint("POST", "/v1/dreams/{dream_id}/reject", REVIEW, _reject,
-             "Reject a proposal", "dream", ("reason", "reviewer"), writes=True),
+             "Reject a proposal (the key is the reviewer)", "dream", ("reason",), writes=True),
     Endpoint("POST", "/v1/agents/{agent}/rollback", REVIEW, _rollback,
              "Set a file back to a published version", "agent", ("user", "file", "to", "reason"),
              writes=True),

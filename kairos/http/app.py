@@ -102,10 +102,23 @@ def authorize(memory: Memory, ep: Endpoint, key: ApiKey, call: Call) -> None:
     if ep.scope == "agent":
         agent = call.path["agent"]
     elif ep.scope == "dream":
-        row = memory.event(call.path["dream_id"])
+        # One answer for no event, an event that is no dream, and a dream
+        # outside the key's scope: event ids can be computed, and a scoped
+        # key must not learn which pairs exist elsewhere.
+        missing = NotFound(f"no dream {call.path['dream_id']}")
+        try:
+            row = memory.event(call.path["dream_id"])
+        except NotFound:
+            raise missing from None
         agent, user = row["agent_id"], row["user_id"]
-        if row["type"] != "DreamProposed":
-            raise NotFound(f"no dream {call.path['dream_id']}")
+        if row["type"] != "DreamProposed" or (key.agent is not None and agent != key.agent) or (
+                key.user is not None and user != key.user):
+            raise missing
+    elif ep.path == "/v1/verify":
+        if key.agent is not None or key.user is not None:
+            raise HTTPError(403, "forbidden", "verify checks the whole home: it needs a key "
+                            "bound to no agent or user")
+        return
     else:  # a listing: the key's scope narrows it
         agent = call.text("agent")
         for name, bound in (("agent", key.agent), ("user", key.user)):
@@ -128,10 +141,7 @@ def endpoint(memory: Memory, keys: Keys, metrics: Metrics, ep: Endpoint, max_bod
             token = token_of(request.headers)
             if not token:
                 raise HTTPError(401, "unauthorized", "no API key: send Authorization: Bearer kk_…")
-            # On the event loop: a dict lookup and a digest (the keys are read
-            # again from the store at most once a second), cheaper than a hop
-            # to a worker thread.
-            key = keys.authenticate(token)
+            key = await run_in_threadpool(keys.authenticate, token)  # it may read the store
             if key is None:
                 raise HTTPError(401, "unauthorized", "the API key is unknown, revoked or expired")
             body = await _body(request, max_body) if ep.method == "POST" else {}

@@ -15,12 +15,12 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from kairos.client import Client
 from kairos.http.api import ENDPOINTS
 from kairos.memory import Memory
 from tests.llm_server import LLMServer, completion
+from tests.test_agent_loop import tool_call
 from tests.test_serve import start, stop
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,16 +77,6 @@ def test_the_error_codes_are_the_ones_the_server_answers_with() -> None:
 
 
 # -- the example, against a real server -------------------------------------------------------
-def tool_call(body: dict[str, Any]) -> tuple[int, Any, float]:
-    reply = completion("")
-    reply["choices"][0]["finish_reason"] = "tool_calls"
-    reply["choices"][0]["message"] = {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {
-            "name": "memory_write",
-            "arguments": json.dumps({"file": "MEMORY.md", "text": "Sam adopted a cat."})}}]}
-    return 200, reply, 0.0
-
-
 def test_the_http_agent_loop_writes_through_kairos_serve(home: Path, db_url: str) -> None:
     with Memory.init(str(home), db_url) as m:
         m.write("ada", "SOUL.md", "I am Ada.")

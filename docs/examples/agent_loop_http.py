@@ -66,7 +66,7 @@ class Remote:
     """The four calls the tool executor makes on a memory, sent to the server.
 
     The server records the actor itself (``agent``: the key is an agent's),
-    so it is not sent; a retraction over HTTP carries no session.  Refusals
+    so it is not sent.  Refusals
     come back as the errors :class:`~kairos.memory.Memory` raises, which the
     executor turns into the tool call's ``"error"``.
     """
@@ -87,7 +87,8 @@ class Remote:
     def retract(self, agent: str, file: str, event_ids: list[str], *, reason: str,
                 user: str | None = None, actor: str = "agent",
                 session: str | None = None) -> WriteResult:
-        return self.client.retract(agent, file, event_ids, reason=reason, user=user)
+        return self.client.retract(agent, file, event_ids, reason=reason, user=user,
+                                   session=session)
 
     def search(self, agent: str, query: str, *, user: str | None = None,
                limit: int = 10) -> Found:

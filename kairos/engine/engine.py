@@ -654,8 +654,7 @@ class Engine:
         """:meth:`commit` for several streams at once: one transaction, one
         log append (a group commit)."""
         with self._db_write:
-            recorded = (self.store.save(streams[0]) if len(streams) == 1
-                        else self.store.save_many(streams))
+            recorded = self.store.save(*streams)
         faults.point("after-store-commit")
         before = recorded[0].position - 1
         try:

@@ -335,35 +335,18 @@ class Store:
         except KeyError:
             return None
 
-    def save(self, stream: MemoryStream) -> list[Recorded]:
-        """Commit the stream's pending events.
+    def save(self, *streams: MemoryStream) -> list[Recorded]:
+        """Commit the streams' pending events, in one transaction: all of them
+        or, on any error, none (several streams: a group commit).
 
-        :raises Conflict: when another writer committed the same version first;
-            the caller reloads the stream and tries again.
-        """
-        try:
-            recordings = self.app.save(stream)
-        except BaseException as e:
-            # The cache holds the very object the command changed: drop it, so
-            # the next load reads the store instead of a state never saved.
-            self.evict(stream.id)
-            if isinstance(e, IntegrityError):
-                raise Conflict(str(stream.id)) from None
-            if isinstance(e, db_errors()):
-                raise storage_error(e, self.where) from e
-            raise
-        return [Recorded(r.notification.id, cast(DomainEvent, r.domain_event))
-                for r in recordings]
-
-    def save_many(self, streams: list[MemoryStream]) -> list[Recorded]:
-        """Commit several streams' pending events in one transaction (a group
-        commit): all of them or, on any error, none.
-
-        :raises Conflict: another writer committed one of the versions first.
+        :raises Conflict: when another writer committed one of the versions
+            first; the caller reloads the streams and tries again.
         """
         try:
             recordings = self.app.save(*streams)
         except BaseException as e:
+            # The cache holds the very objects the commands changed: drop them,
+            # so the next load reads the store instead of a state never saved.
             for stream in streams:
                 self.evict(stream.id)
             if isinstance(e, IntegrityError):

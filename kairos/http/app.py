@@ -120,7 +120,6 @@ def authorize(memory: Memory, ep: Endpoint, key: ApiKey, call: Call) -> None:
                             "bound to no agent or user")
         return
     else:  # a listing: the key's scope narrows it
-        agent = call.text("agent")
         for name, bound in (("agent", key.agent), ("user", key.user)):
             if bound is not None and call.text(name) is None:
                 call.query[name] = bound

@@ -159,6 +159,10 @@ class Memory:
                             embedder=self.embedder, keyring=self.keyring)
             if recover:
                 try:
+                    if engine.readmodel.rebuild_unfinished():  # its process died
+                        from kairos.engine.rebuild import RebuildReport, rebuild_projections
+                        engine.recover_logs()  # then the read side, from scratch
+                        rebuild_projections(engine, RebuildReport())
                     engine.recover()
                 except BaseException:
                     engine.close()

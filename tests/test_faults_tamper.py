@@ -11,14 +11,15 @@ from pathlib import Path
 import psycopg
 import pytest
 from freezegun import freeze_time
+from sqlalchemy import inspect
 
 from kairos.domain.events import MemoryWritten, expected_hash
 from kairos.domain.hashing import chain_hash
 from kairos.domain.ids import event_id
 from kairos.domain.logformat import render_entry
-from kairos.engine import rowdigests
 from kairos.errors import BadInput, Inconsistent, VerificationFailed
 from kairos.memory import Memory
+from kairos.projections.readmodel import INDEX_BEFORE
 from tests.conftest import Kairos
 from tests.test_recovery import drop_database, fill
 
@@ -63,10 +64,7 @@ FORGED = {"event_id": "'forged-id'", "stream_id": "'forged'", "version": "999",
 
 
 def test_rebuild_names_each_index_row_edited_in_any_column_lost_or_added(
-        mem: Memory, home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Blocks of 3 rows: the digests are compared a block at a time, so the
-    # edits fall in many blocks, and in one after the first that differs.
-    monkeypatch.setattr(rowdigests, "BLOCK", 3)
+        mem: Memory, home: Path, db_url: str) -> None:
     fill(mem)
     for i in range(len(FORGED) + 4):
         mem.write("ada", "MEMORY.md", f"Kim fact {i}", user="kim", mode="append")
@@ -86,6 +84,42 @@ def test_rebuild_names_each_index_row_edited_in_any_column_lost_or_added(
     assert rows == {**{f"position {p}": "changed" for p in edited},
                     f"position {last - 1}": "missing", f"position {last}": "missing",
                     f"position {last + 7}": "extra"}
+
+
+@pytest.mark.parametrize("dies_in", ["indexer.load", "readmodel.create_indexes",
+                                     "readmodel.fill_search_index", "readmodel.index_differences",
+                                     "files.set_position"])
+def test_a_rebuild_that_died_is_redone_whole_on_the_next_open(
+        mem: Memory, home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch,
+        dies_in: str) -> None:
+    """A rebuild marks the read model in the transaction that drops its
+    indexes; one that dies before the end (its indexes, its retractions,
+    its files) is redone by the next process that opens the home — never a
+    read model without its search index, or with a retracted line searchable."""
+    fill(mem)  # Sam's nut allergy is retracted
+    want = mem.search("ada", "Oslo", user="sam")
+    assert want and not mem.search("ada", "nuts", user="sam")
+    mem.close()
+    with Memory(str(home), db_url) as m:
+        part, name = dies_in.split(".")
+
+        def die(*_: object) -> None:
+            raise KeyboardInterrupt  # as a kill leaves it: nothing after runs
+        monkeypatch.setattr(getattr(m.engine, part), name, die)
+        with pytest.raises(KeyboardInterrupt):
+            m.rebuild()
+    monkeypatch.undo()
+    with Memory(str(home), db_url) as m:
+        assert m.search("ada", "Oslo", user="sam") == want
+        assert not m.search("ada", "nuts", user="sam")
+        assert m.verify().ok
+        assert not m.engine.readmodel.rebuild_unfinished()
+        sql(db_url, "UPDATE memory_index SET text = 'forged' WHERE position = 3")
+        report = m.rebuild()
+        assert [r for r in report.rows if r["table"] == "memory_index"] == [
+            {"table": "memory_index", "row": "position 3", "status": "changed"}]
+        with m.engine.readmodel.engine.connect() as conn:
+            assert not inspect(conn).has_table(INDEX_BEFORE)
 
 
 def test_an_edited_materialized_file_fails_verify(mem: Memory, home: Path,

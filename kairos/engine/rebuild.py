@@ -182,12 +182,12 @@ def repair_logs(engine: Engine, report: RebuildReport, key: bytes | None = None,
                                           mac_from):
         if day in redo:
             continue
-        path = actual.get(day)
-        if path is None or not os.path.exists(path):
-            redo[day] = path or mirror.path_for(day)
-            continue
         reader = readers.get(day)
-        if reader is None:
+        if reader is None:  # the day's first entry: its file looked at once
+            path = actual.get(day)
+            if path is None or not os.path.exists(path):
+                redo[day] = path or mirror.path_for(day)
+                continue
             reader = readers[day] = DayReader(path, os.path.getsize(path), strip)
         want = text.encode("utf-8")
         if reader.take(len(want)) != want:

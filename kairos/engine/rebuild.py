@@ -191,7 +191,7 @@ def repair_logs(engine: Engine, report: RebuildReport, key: bytes | None = None,
             reader = readers[day] = DayReader(path, os.path.getsize(path), strip)
         want = text.encode("utf-8")
         if reader.take(len(want)) != want:
-            redo[day] = path
+            redo[day] = actual[day]
     for day, reader in readers.items():
         if day not in redo and any(reader.rest()):
             redo[day] = actual[day]

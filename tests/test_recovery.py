@@ -213,6 +213,26 @@ def test_rebuild_regenerates_missing_and_damaged_log_files(mem: Memory, home: Pa
     assert kairos("verify").exit_code == 0
 
 
+def test_rebuild_repairs_a_day_file_that_an_earlier_day_came_back_to(
+        mem: Memory, home: Path, kairos: Kairos) -> None:
+    """A clock that stepped back more than a day appends to an earlier day's
+    file after later days began: the comparison follows each day's own file,
+    and the damaged one is the one moved aside and written again."""
+    fill(mem)  # 1, 2 and 3 November
+    with freeze_time("2026-11-01T10:00:00Z"):
+        mem.write("ada", "MEMORY.md", "two days back", user="sam")
+    mem.close()
+    days = {d: home / f"logs/2026/11/2026-11-0{d}.md" for d in (1, 2, 3)}
+    good = {d: p.read_bytes() for d, p in days.items()}
+    assert b"two days back" in good[1]
+    days[1].write_bytes(good[1].replace(b"two days back", b"two days gone"))
+    out = kairos("rebuild")
+    assert out.exit_code == 0, out.output
+    assert "damaged log moved aside: logs/2026/11/2026-11-01.md" in out.output
+    assert {d: p.read_bytes() for d, p in days.items()} == good
+    assert kairos("verify").exit_code == 0
+
+
 def test_rebuild_is_byte_identical_to_the_incremental_projections(mem: Memory,
                                                                   home: Path) -> None:
     fill(mem)

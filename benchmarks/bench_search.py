@@ -116,24 +116,26 @@ def cli_latency(home: Path, n: int = 15) -> dict[str, float]:
             "search_p99_ms": pct(run, 0.99)}
 
 
-def upkeep(tmp: Path, writes: int, rounds: int) -> tuple[dict[str, list[float]],
-                                                         dict[str, list[float]]]:
+def upkeep(tmp: Path, writes: int, rounds: int, variants: tuple[str, ...] = ("on", "off")
+           ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Durable writes/s with the search index on and off, interleaved (the
     clock stops when the read side has caught up with the last write), and
     each write's latency (until it returns: the index is kept after, by the
-    follower, which competes with the next writes)."""
-    out: dict[str, list[float]] = {"on": [], "off": []}
-    lat: dict[str, list[float]] = {"on": [], "off": []}
+    follower, which competes with the next writes).  A third variant,
+    ``nofts``, keeps the current lines and drops only the full-text index."""
+    out: dict[str, list[float]] = {v: [] for v in variants}
+    lat: dict[str, list[float]] = {v: [] for v in variants}
     step, changes = indexer._Lines.step, indexer._Lines.changes
     for r in range(rounds):
-        for variant in ("on", "off"):
+        for variant in variants:
             home = tmp / f"upkeep-{r}-{variant}"
             home.mkdir()
             (home / "kairos.toml").write_text('[search]\nembeddings = "off"\n')
             mem = Memory.init(str(home))
-            if variant == "off":
+            if variant in ("off", "nofts"):
                 with mem.engine.readmodel.engine.begin() as conn:
                     drop_fts(conn)
+            if variant == "off":
                 indexer._Lines.step = lambda *a, **k: None  # type: ignore[method-assign]
                 indexer._Lines.changes = lambda *a, **k: ([], [])  # type: ignore[method-assign]
             try:
@@ -157,6 +159,7 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=1_000_000)
     ap.add_argument("--writes", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--variants", default="on,off", help="upkeep variants: on, off, nofts")
     ap.add_argument("--skip", default="",
                     help="comma-separated: rebuild,latency,cli,upkeep (with rebuild and "
                          "latency both skipped the 1M home is not opened)")
@@ -212,12 +215,15 @@ def main() -> None:
 def upkeep_only(args: argparse.Namespace) -> None:
     """Write cost of the index: interleaved rounds on fresh homes (step 5)."""
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
-        res, lat = upkeep(Path(tmp), args.writes, args.rounds)
+        res, lat = upkeep(Path(tmp), args.writes, args.rounds, tuple(args.variants.split(",")))
+    for v in res:
+        print(f"durable writes/s, {v}: {[round(x) for x in res[v]]} "
+              f"median {statistics.median(res[v]):.0f}", flush=True)
     on, off = statistics.median(res["on"]), statistics.median(res["off"])
     print(f"durable writes/s, index on: {[round(x) for x in res['on']]} median {on:.0f}; "
           f"off: {[round(x) for x in res['off']]} median {off:.0f}; "
           f"upkeep costs {100 * (1 - on / off):.1f} %", flush=True)
-    for v in ("on", "off"):
+    for v in res:
         print(f"write latency, index {v}: p50 {pct(lat[v], 0.5):.2f} ms, "
               f"p99 {pct(lat[v], 0.99):.2f} ms ({len(lat[v])} writes)", flush=True)
     os.environ.pop("KAIROS_HOME", None)

@@ -15,6 +15,7 @@ to the moment asked for.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from collections.abc import Callable
 from datetime import datetime
@@ -33,7 +34,7 @@ from kairos.domain.logformat import parse_day as parse_log_day
 from kairos.engine.engine import DecryptedHistory, Engine
 from kairos.engine.keyring import Sealer, open_keyring
 from kairos.engine.locks import writer_lock
-from kairos.errors import BadInput, NotFound, on_disk
+from kairos.errors import BadInput, NotFound, disk_errors, on_disk
 from kairos.home import (
     CONFIG,
     DEFAULT_CONFIG,
@@ -59,6 +60,28 @@ if TYPE_CHECKING:
     from kairos.engine.verify import Report
 
 __all__ = ["Memory", "ReadResult", "WriteResult", "check_text", "parse_when"]
+
+
+
+log = logging.getLogger("kairos")
+
+
+@disk_errors
+def _finish_rebuild(engine: Engine) -> None:
+    """Redo the read side's rebuild that a process began and did not finish
+    (it died, or failed before the read model was whole), and say so: what
+    it repaired is named as a ``kairos rebuild`` would name it."""
+    from kairos.engine.rebuild import RebuildReport, rebuild_projections
+
+    report = RebuildReport()
+    engine.recover_logs()  # then the read side, from scratch
+    rebuild_projections(engine, report)
+    repaired = [f"{r['table']} {r['row']}: {r['status']}" for r in report.rows] + [
+        f"{c['file']}: {c['status']}" for c in report.changed]
+    log.warning("kairos: a rebuild of the read side had not finished; it was redone on open "
+                "(%d events)%s", report.events,
+                "; repaired: " + "; ".join(repaired[:20]) + (" …" if len(repaired) > 20 else "")
+                if repaired else "")
 
 
 class Memory:
@@ -160,9 +183,7 @@ class Memory:
             if recover:
                 try:
                     if engine.readmodel.rebuild_unfinished():  # its process died
-                        from kairos.engine.rebuild import RebuildReport, rebuild_projections
-                        engine.recover_logs()  # then the read side, from scratch
-                        rebuild_projections(engine, RebuildReport())
+                        _finish_rebuild(engine)
                     engine.recover()
                 except BaseException:
                     engine.close()
@@ -533,8 +554,11 @@ class Memory:
             report = verify(engine.store, engine.mirror, cut, self.entry_key, progress)
             verify_read_side(engine.history, engine.readmodel, engine.files, report, progress)
             # Checked at a moment no batch lands in (as the read side is):
-            # writers go on meanwhile, and a torn view is no finding.
+            # writers go on meanwhile, and a torn view is no finding.  Not
+            # in a read model a rebuild did not finish (named above).
             for _ in range(TRIES):
+                if engine.readmodel.rebuild_unfinished():
+                    break
                 at = engine.readmodel.position()
                 with engine.readmodel.engine.connect() as conn:
                     found = check_search(conn, engine.readmodel.sealing)

@@ -369,14 +369,20 @@ class ReadModel:
         the load is done.
 
         The event index's rows are kept aside, as :data:`INDEX_BEFORE`, for
-        :meth:`index_differences` (then :meth:`drop_index_before`).  In the
+        :meth:`index_differences` (then :meth:`rebuilt`).  In the
         same transaction as the drop of the positions: a crash leaves a read
         model the follower derives again from the start, never an empty
         index that says it is up to date.
         """
+        redo = self.rebuild_unfinished()
         with self.engine.begin() as conn:
             drop_fts(conn)
-            conn.exec_driver_sql(f"DROP TABLE IF EXISTS {INDEX_BEFORE}")
+            if inspect(conn).has_table(INDEX_BEFORE):
+                # Redoing a rebuild that died: the rows it set aside are the
+                # ones to compare with, not its half-made index.  (Without
+                # the mark, a leftover of one that died before setting it.)
+                gone = index.name if redo else INDEX_BEFORE
+                conn.exec_driver_sql(f"DROP TABLE IF EXISTS {gone}")
             if inspect(conn).has_table(index.name):
                 if conn.dialect.name == "sqlite":  # renamed: the rows stay where they are
                     for ix in index.indexes:  # (an index's name is the database's)
@@ -583,7 +589,9 @@ class ReadModel:
         took a seventh of a rebuild.
         """
         new, old = index.name, INDEX_BEFORE
-        differs = " OR ".join(f"n.{c.name} IS DISTINCT FROM o.{c.name}" for c in index.columns)
+        # IS NOT: SQLite's own spelling (IS DISTINCT FROM came in 3.39).
+        neq = "IS NOT" if self.engine.dialect.name == "sqlite" else "IS DISTINCT FROM"
+        differs = " OR ".join(f"n.{c.name} {neq} o.{c.name}" for c in index.columns)
         with self.engine.connect() as conn:
             if not inspect(conn).has_table(old) or conn.exec_driver_sql(
                     f"SELECT 1 FROM {old} LIMIT 1").first() is None:

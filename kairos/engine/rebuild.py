@@ -144,6 +144,9 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
             report_index_rows(report, readmodel)
             searchable.result()
         engine.vectors.restore_positions(embedded, position)
+        # The read model is whole: a failure from here on (writing a file)
+        # leaves nothing a redo must finish (every flush writes the files).
+        readmodel.rebuilt()
         engine.applied = position
         for rel in sorted(set(before) | set(after)):
             old, new = before.get(rel), after.get(rel)
@@ -153,7 +156,6 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
                                        "was": _digest(old) or "-", "now": _digest(new) or "-"})
                 write_file(os.path.join(home, rel), new or "")
         engine.files.set_position(position)
-        readmodel.rebuilt()
     report.files = len(rows)
 
 

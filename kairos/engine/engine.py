@@ -53,7 +53,7 @@ from kairos.domain.kinds import EventType
 from kairos.domain.sealing import FOLDER, checkpoint_file, checkpoint_text
 from kairos.engine.follower import Follower
 from kairos.engine.keyring import Keyring, Sealer
-from kairos.engine.locks import dream_lock, file_lock, writer_lock
+from kairos.engine.locks import dream_lock, file_lock, shared_lock_if_present, writer_lock
 from kairos.engine.logmirror import LogMirror, Repair, past_the_end
 from kairos.engine.sqlitefiles import read_only_uri, wal_is_empty
 from kairos.engine.store import Conflict, Store
@@ -277,6 +277,15 @@ class Engine:
         """
         self.mirror.scan_tail(repair=False)
         self._check_tail()
+        if self.readmodel.rebuild_unfinished():
+            # One under way ends first (it holds the writers' lock); one whose
+            # process died left a read model that may lack rows, indexes or
+            # retractions: not served.
+            with shared_lock_if_present(os.path.join(self.home, ".kairos.lock")):
+                if self.readmodel.rebuild_unfinished():
+                    raise Inconsistent("the read model is incomplete: a rebuild did not finish "
+                                       "(a command that opens the home for writing redoes it; "
+                                       "or run `kairos rebuild`)")
 
     def recover(self) -> None:
         """Repair a torn log tail and fill every gap (call with the lock held).

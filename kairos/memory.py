@@ -62,7 +62,6 @@ if TYPE_CHECKING:
 __all__ = ["Memory", "ReadResult", "WriteResult", "check_text", "parse_when"]
 
 
-
 log = logging.getLogger("kairos")
 
 
@@ -182,7 +181,7 @@ class Memory:
                             embedder=self.embedder, keyring=self.keyring)
             if recover:
                 try:
-                    if engine.readmodel.rebuild_unfinished():  # its process died
+                    if engine.readmodel.rebuild_unfinished():  # one died, or failed early
                         _finish_rebuild(engine)
                     engine.recover()
                 except BaseException:

@@ -277,15 +277,19 @@ class Engine:
         """
         self.mirror.scan_tail(repair=False)
         self._check_tail()
-        if self.readmodel.rebuild_unfinished():
-            # One under way ends first (it holds the writers' lock); one whose
-            # process died left a read model that may lack rows, indexes or
-            # retractions: not served.
-            with shared_lock_if_present(os.path.join(self.home, ".kairos.lock")):
-                if self.readmodel.rebuild_unfinished():
-                    raise Inconsistent("the read model is incomplete: a rebuild did not finish "
-                                       "(a command that opens the home for writing redoes it; "
-                                       "or run `kairos rebuild`)")
+        if self.rebuild_unfinished():  # its read model may lack rows, indexes, retractions
+            raise Inconsistent("the read model is incomplete: a rebuild did not finish "
+                               "(a command that opens the home for writing redoes it; "
+                               "or run `kairos rebuild`)")
+
+    def rebuild_unfinished(self) -> bool:
+        """Whether a rebuild began and did not finish (its process died, or
+        it failed early).  One under way, which holds the writers' lock, is
+        waited for first.  (Not with the writers' lock held: it is taken.)"""
+        if not self.readmodel.rebuild_unfinished():
+            return False
+        with shared_lock_if_present(os.path.join(self.home, ".kairos.lock")):
+            return self.readmodel.rebuild_unfinished()
 
     def recover(self) -> None:
         """Repair a torn log tail and fill every gap (call with the lock held).

@@ -39,15 +39,6 @@ def verify_read_side(store: History, readmodel: ReadModel, files: Materializer,
                      report: Report, progress: Progress = SILENT) -> None:
     """Check 4 of :mod:`kairos.engine.verify`: add a problem per differing row
     or file, a note for what could not be checked."""
-    if readmodel.rebuild_unfinished():
-        # One under way ends first (it holds the writers' lock); one whose
-        # process died left the mark, and a read model it had not finished.
-        with shared_lock_if_present(os.path.join(files.home, ".kairos.lock")):
-            if readmodel.rebuild_unfinished():
-                report.add(Problem("read model", "a rebuild did not finish: its rows, indexes "
-                                   "or retractions may be missing (the next writable open, or "
-                                   "`kairos rebuild`, finishes it)"))
-                return
     for _ in range(TRIES):
         at = readmodel.position()
         progress.phase("read side", at)

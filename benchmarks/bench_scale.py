@@ -182,6 +182,7 @@ def measure(what: str, python: str, home: str, scratch: str) -> str:
         os.makedirs(copy)
         shutil.copytree(os.path.join(home, "logs"), os.path.join(copy, "logs"))
         shutil.copy(os.path.join(home, "kairos.toml"), copy)
+        os.sync()  # the copy's pages on disk, not in the timing's write-back
         wall, rss, _ = run_child([kairos_of(python), "--home", copy, "rebuild", "--from-logs"])
         n = stored_events(copy)
         shutil.rmtree(copy)

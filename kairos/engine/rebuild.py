@@ -142,21 +142,38 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
                 mark_retracted(writer, retracted)
             searchable = pool.submit(readmodel.fill_search_index)
             report_index_rows(report, readmodel)
+            # The files are written while the full-text index builds: a file
+            # written after gigabytes of database pages waits on the disk's
+            # write-back, a millisecond each.  A file that cannot be written
+            # is raised only once the read model is whole (below), so that
+            # no later open redoes a rebuild that would fail the same way.
+            try:
+                _write_files(home, before, after, report)
+                failed: Exception | None = None
+            except Exception as e:  # noqa: BLE001 (raised below)
+                failed = e
             searchable.result()
         engine.vectors.restore_positions(embedded, position)
-        # The read model is whole: a failure from here on (writing a file)
-        # leaves nothing a redo must finish (every flush writes the files).
+        # The read model is whole: a failure from here on leaves nothing a
+        # redo must finish (every flush writes the files).
         readmodel.rebuilt()
         engine.applied = position
-        for rel in sorted(set(before) | set(after)):
-            old, new = before.get(rel), after.get(rel)
-            if old != new:
-                status = "missing" if old is None else "extra" if new is None else "changed"
-                report.changed.append({"file": rel, "status": status,
-                                       "was": _digest(old) or "-", "now": _digest(new) or "-"})
-                write_file(os.path.join(home, rel), new or "")
+        if failed is not None:
+            raise failed
         engine.files.set_position(position)
     report.files = len(rows)
+
+
+def _write_files(home: str, before: dict[str, str | None], after: dict[str, str],
+                 report: RebuildReport) -> None:
+    """Write every file that differs from what the events give, and report it."""
+    for rel in sorted(set(before) | set(after)):
+        old, new = before.get(rel), after.get(rel)
+        if old != new:
+            status = "missing" if old is None else "extra" if new is None else "changed"
+            report.changed.append({"file": rel, "status": status,
+                                   "was": _digest(old) or "-", "now": _digest(new) or "-"})
+            write_file(os.path.join(home, rel), new or "")
 
 
 def repair_logs(engine: Engine, report: RebuildReport, key: bytes | None = None,

@@ -24,7 +24,10 @@ Measures, in a fresh process for each run so that each Kairos is what runs:
   stay in the home);
 * ``read``: the ``kairos read`` command for one pair's file;
 * ``search``: 200 searches by words over 50 pairs, in process (p50 / p99);
-* ``disk``: the database and the logs, bytes per event.
+* ``disk``: the database and the logs, bytes per event;
+* ``dream``: ``kairos dream --all``, the nightly job, on a home where no
+  pair is due (the seed ends no sessions): what checking every pair's gate
+  costs as the home grows.
 
 The seed writes whole streams per save and one catch-up (as
 ``bench_core.seed``), so a million events take minutes, not an hour.
@@ -176,6 +179,10 @@ def measure(what: str, python: str, home: str, scratch: str) -> str:
     if what in ("verify", "rebuild"):
         wall, rss, _ = run_child([kairos_of(python), "--home", home, what])
         return f"{what} {wall:8.2f} s   rss {rss:6.0f} MB"
+    if what == "dream":  # the nightly job: every pair's gate, none due in a seeded home
+        wall, rss, out = run_child([kairos_of(python), "--home", home, "dream", "--all",
+                                    "--json"])
+        return f"dream {wall:8.2f} s   rss {rss:6.0f} MB"
     if what == "from-logs":
         copy = os.path.join(scratch, "restore")
         shutil.rmtree(copy, ignore_errors=True)
@@ -227,7 +234,7 @@ def main() -> None:
     r.add_argument("--python", action="append", default=[])
     r.add_argument("--rounds", type=int, default=3)
     r.add_argument("what", choices=["open", "write", "read", "search", "disk", "verify",
-                                    "rebuild", "from-logs"])
+                                    "rebuild", "from-logs", "dream"])
     r.add_argument("homes", nargs="+")
     args = parser.parse_args()
     if args.cmd == "seed":

@@ -17,7 +17,9 @@ Run by hand; the figures go in docs/benchmarks.md.
 4. The same through the command line (``kairos search`` wall time), and
    the CLI's start alone (``kairos --version``) beside it.
 5. Index upkeep on durable writes: a fresh home, rounds of writes with the
-   search index on and off, interleaved (A B A B …), writes/s per round.
+   search index on and off, interleaved (A B A B …), writes/s per round;
+   the process's CPU per write, and how long the writer waited for the
+   process's write lock (and the follower held it) per write.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -116,6 +119,34 @@ def cli_latency(home: Path, n: int = 15) -> dict[str, float]:
             "search_p99_ms": pct(run, 0.99)}
 
 
+class TimedLock:
+    """The engine's lock around every write transaction of the process (the
+    store's commit, the follower's read-model batch), timed: how long each
+    thread waited for it and held it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.waited: dict[str, float] = {}
+        self.held: dict[str, float] = {}
+        self.since = 0.0
+
+    def __enter__(self) -> None:
+        t = time.perf_counter()
+        self.lock.acquire()
+        self.since = time.perf_counter()
+        name = _role()
+        self.waited[name] = self.waited.get(name, 0.0) + self.since - t
+
+    def __exit__(self, *exc: object) -> None:
+        name = _role()
+        self.held[name] = self.held.get(name, 0.0) + time.perf_counter() - self.since
+        self.lock.release()
+
+
+def _role() -> str:
+    return "follower" if threading.current_thread().name.startswith("kairos-f") else "writer"
+
+
 def upkeep(tmp: Path, writes: int, rounds: int, variants: tuple[str, ...] = ("on", "off")
            ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Durable writes/s with the search index on and off, interleaved (the
@@ -125,6 +156,8 @@ def upkeep(tmp: Path, writes: int, rounds: int, variants: tuple[str, ...] = ("on
     ``nofts``, keeps the current lines and drops only the full-text index."""
     out: dict[str, list[float]] = {v: [] for v in variants}
     lat: dict[str, list[float]] = {v: [] for v in variants}
+    cpu: dict[str, list[float]] = {v: [] for v in variants}
+    locks: dict[str, list[TimedLock]] = {v: [] for v in variants}
     step, changes = indexer._Lines.step, indexer._Lines.changes
     for r in range(rounds):
         for variant in variants:
@@ -138,8 +171,10 @@ def upkeep(tmp: Path, writes: int, rounds: int, variants: tuple[str, ...] = ("on
             if variant == "off":
                 indexer._Lines.step = lambda *a, **k: None  # type: ignore[method-assign]
                 indexer._Lines.changes = lambda *a, **k: ([], [])  # type: ignore[method-assign]
+            lock = mem.engine._db_write = TimedLock()  # type: ignore[assignment]
+            locks[variant].append(lock)
             try:
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 for i in range(writes):
                     w = time.perf_counter()
                     mem.write("ada", "MEMORY.md", f"{FACTS[i % len(FACTS)]} #{i}",
@@ -147,10 +182,21 @@ def upkeep(tmp: Path, writes: int, rounds: int, variants: tuple[str, ...] = ("on
                     lat[variant].append((time.perf_counter() - w) * 1000)
                 mem.flush()
                 out[variant].append(writes / (time.perf_counter() - t))
+                cpu[variant].append((time.process_time() - c) / writes * 1e6)
             finally:
                 indexer._Lines.step, indexer._Lines.changes = step, changes  # type: ignore[method-assign]
                 mem.close()
+    for v in variants:  # per write, every thread of the process
+        print(f"{v}: CPU per write {[round(x) for x in cpu[v]]} us, median "
+              f"{statistics.median(cpu[v]):.0f}; the write lock per write, median over rounds: "
+              + ", ".join(f"{who} waited {_per_write(locks[v], 'waited', who, writes):.0f} us "
+                          f"and held it {_per_write(locks[v], 'held', who, writes):.0f} us"
+                          for who in ("writer", "follower")), flush=True)
     return out, lat
+
+
+def _per_write(locks: list[TimedLock], what: str, who: str, writes: int) -> float:
+    return statistics.median(getattr(lock, what).get(who, 0.0) for lock in locks) / writes * 1e6
 
 
 def main() -> None:

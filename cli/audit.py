@@ -17,7 +17,7 @@ from kairos.errors import NotFound
 @click.option("--actor", help="Only this actor (agent, user, system, import, or a reviewer).")
 @click.option("--type", "type_", help="Only this event type, e.g. MemoryWritten.")
 @click.option("--session", "-s", help="Only this session.")
-@click.option("--since", help="From this ISO 8601 time (inclusive).")
+@click.option("--since", help="From this ISO 8601 time (inclusive); a year or a month alone: its start.")
 @click.option("--until", help="Up to this ISO 8601 time (inclusive).")
 @click.option("--grep", help="Only events whose text contains this (any case).")
 @click.option("--limit", type=int, help="At most this many rows.")
@@ -125,7 +125,7 @@ def diff(ctx: click.Context, agent: str, user: str, file: str, old: int, new: in
 @click.command()
 @agent_option()
 @user_option(required=True, help="User id.")
-@click.option("--since", help="From this ISO 8601 time.")
+@click.option("--since", help="From this ISO 8601 time; a year or a month alone: its start.")
 @click.option("--until", help="Up to this ISO 8601 time.")
 @click.argument("out", type=click.Path(file_okay=False))
 @json_option

@@ -245,7 +245,8 @@ def files_cmd(ctx: click.Context, as_json: bool) -> None:
 @agent_option()
 @user_option(help="User id: search that pair's files and history too.")
 @file_option(required=False, help="Only this file: " + FILES_HELP)
-@click.option("--since", help="Only what was recorded at or after this ISO 8601 time.")
+@click.option("--since", help="Only what was recorded at or after this ISO 8601 time "
+              "(a year or a month alone: its start).")
 @click.option("--limit", "-n", type=click.IntRange(1, 100), default=10, show_default=True,
               help="At most this many results.")
 @click.option("--include-retracted", is_flag=True,

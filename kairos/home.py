@@ -225,7 +225,9 @@ def _dream_settings(path: str, data: dict[str, Any]) -> DreamSettings:
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if getattr(defaults, key) is not None and not isinstance(value, expected):
-            raise BadInput(f"{path}: [dream] {key} must be a {expected.__name__}")
+            kind = expected.__name__
+            raise BadInput(f"{path}: [dream] {key} must be {'an' if kind[0] in 'aeiou' else 'a'} "
+                           f"{kind}")
         values[key] = value
     settings = DreamSettings(**values)
     if settings.review not in ("auto", "required"):

@@ -513,7 +513,7 @@ class Memory:
         :raises BadInput: bad ids, file or time, a limit outside 1–100, or a
             query with no words.
         """
-        when = format_time(parse_when(since)) if since is not None else None
+        when = format_time(parse_when(since, since=True)) if since is not None else None
         return self._search.search(agent, query, user=user, limit=limit, file=file,
                                    since=when, include_retracted=include_retracted)
 

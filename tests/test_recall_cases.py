@@ -592,3 +592,165 @@ def test_her_own_new_number_said_with_a_pronoun_is_hers(either: Memory) -> None:
         either.write("ada", "MEMORY.md", line, user="kathi")
     found = texts(either.search("ada", "What is Kathi's mobile number?", user="kathi"))
     assert found[:1] == ["She has a new mobile: 079 999 88 77."], found
+
+
+# -- a twelfth QA pass (1 December) -------------------------------------------------------
+def test_a_file_rewritten_many_times_comes_back_as_its_lines(either: Memory) -> None:
+    """Every version of a file an agent rewrote (mode replace, a line added
+    each time) came back whole, as history, for every word of it: "tea"
+    gave six snapshots of MEMORY.md and no current line."""
+    facts = ["Sam drinks green tea.", "Sam lives in Bergen.", "Sam has a dog named Bruno.",
+             "Sam works at Globex.", "Sam's sister is Kim.", "Sam plays chess on Fridays.",
+             "Sam is allergic to penicillin.", "Sam's tea mug is blue."]
+    for n in range(1, len(facts) + 1):
+        either.write("ada", "MEMORY.md", "\n".join(facts[:n]), user="sam", mode="replace")
+    for query, answer in (("tea", {"Sam drinks green tea.", "Sam's tea mug is blue."}),
+                          ("Where does Sam live?", {"Sam lives in Bergen."}),
+                          ("Sam's dog", {"Sam has a dog named Bruno."}),
+                          ("penicillin", {"Sam is allergic to penicillin."}),
+                          ("chess", {"Sam plays chess on Fridays."})):
+        hits = list(either.search("ada", query, user="sam", limit=6))
+        assert {h.text for h in hits[:len(answer)]} == answer, (query, texts(hits))
+        assert all(h.where == "current" for h in hits[:len(answer)]), (query, hits)
+        assert not any("\n" in h.text for h in hits), (query, texts(hits))
+    # A line a later version dropped is found as that line, from history.
+    either.write("ada", "MEMORY.md", "\n".join(facts[1:]), user="sam", mode="replace")
+    hits = list(either.search("ada", "green tea", user="sam", limit=3))
+    assert (hits[0].text, hits[0].where) == ("Sam drinks green tea.", "history"), hits
+
+
+# (old, what a replace wrote instead, a query for the old fact)
+REWRITTEN_AWAY = [
+    ("Sam's passport number is X9Y8Z7.",
+     "Sam's gym locker is number 97.\nSam's flat is 3B.\nSam likes tea.",
+     ("What is Sam's passport number?", "passport", "X9Y8Z7")),
+    ("Sam's dentist appointment is on Friday at 9.",
+     "Sam's team lunch is on Friday.\nSam likes tea.",
+     ("When is Sam's dentist appointment?", "dentist")),
+    ("Sam's library card expires in March.",
+     "Sam's train pass expires in March.\nSam likes tea.",
+     ("When does the library card expire?", "library card")),
+    ("Sam's wifi password is tulip-42.",
+     "Sam's bike lock code is 4242.\nSam's wifi router is in the hall.",
+     ("wifi password", "What is the wifi password?")),
+]
+
+
+def test_a_dropped_fact_is_not_ranked_below_a_line_that_shares_one_word(either: Memory) -> None:
+    """One word in common ("number" in "Sam's passport number is X9Y8Z7" and
+    "Sam's gym locker is number 97") made the newer line the dropped fact's
+    replacement: it came first, for "X9Y8Z7" too, and an agent would
+    answer 97."""
+    for n, (old, new, queries) in enumerate(REWRITTEN_AWAY):
+        user = f"u{n}"
+        either.write("ada", "MEMORY.md", old, user=user)
+        either.write("ada", "MEMORY.md", new, user=user, mode="replace")
+        for query in queries:
+            found = texts(either.search("ada", query, user=user, limit=3))
+            assert found[:1] == [old], (query, found)
+
+
+def test_the_only_match_is_not_buried_under_newer_lines_found_by_meaning(either: Memory) -> None:
+    """A pair of many notes, and the one write that holds "X9Y8Z7" dropped
+    from its file by a rewrite: it came 13th, below notes that only the
+    ranking by meaning found, each newer and in the same file."""
+    notes = [f"Note {i}: Sam mentioned {w} during the {t} chat." for i, (w, t) in enumerate(
+        zip(["apples", "rivers", "clouds", "lamps", "bread", "chairs", "coffee", "trams"] * 5,
+            ["travel", "food", "work", "health", "family"] * 8, strict=False))]
+    either.write("ada", "MEMORY.md", "Sam's passport number is X9Y8Z7.", user="sam")
+    for note in notes:
+        either.write("ada", "MEMORY.md", note, user="sam")
+    either.write("ada", "MEMORY.md", "\n".join(notes), user="sam", mode="replace")
+    for query in ("X9Y8Z7", "passport number", "Sam's passport"):
+        found = texts(either.search("ada", query, user="sam", limit=10))
+        assert found[:1] == ["Sam's passport number is X9Y8Z7."], (query, found)
+
+
+@pytest.mark.parametrize("moved", ["Standup moved to 10:15.", "The dentist appointment moved to Friday.",
+                                   "The piano lesson moved to Thursday at 17:00."])
+def test_a_line_that_only_says_moved_is_no_answer_to_where_someone_lives(
+        either: Memory, moved: str) -> None:
+    """"Standup moved to 10:15." came first for "Where does Sam live?": its
+    "moved" is a word of home and says it changed, and it was taken for an
+    update of "Sam lives in Oslo." though it holds no word of the query."""
+    for line in ("Sam lives in Oslo.", "Sam works at Globex.", moved):
+        either.write("ada", "MEMORY.md", line, user="sam")
+    found = texts(either.search("ada", "Where does Sam live?", user="sam", limit=3))
+    assert found[:1] == ["Sam lives in Oslo."], found
+
+
+@pytest.mark.parametrize(("line", "queries"), [
+    ("Sam went to Paris in May.", ("go", "going", "gone")),
+    ("Sam bought a new bicycle.", ("buying", "buy", "buys")),
+    ("Sam ate sushi at Koji.", ("eating", "eats", "eaten")),
+    ("Sam flew to Tokyo in June.", ("flying", "flies", "flown")),
+    ("Sam's geese live on the farm.", ("goose",)),
+    ("Sam caught a cold on the trip.", ("catching", "catch")),
+    ("Sam taught a yoga class.", ("teaching", "teaches")),
+    ("Sam has written three novels.", ("writing", "wrote")),
+    ("Sam's children are at school until three.", ("child",)),
+])
+def test_every_form_of_an_irregular_word_finds_the_others(
+        either: Memory, line: str, queries: tuple[str, ...]) -> None:
+    """"go", "going", "buying", "eating", "flying" and "goose" found nothing:
+    the irregular forms were looked up one way, and not from -ing forms."""
+    for other in (line, "Sam likes green tea.", "Sam works at Globex."):
+        either.write("ada", "MEMORY.md", other, user="sam")
+    for query in queries:
+        assert texts(either.search("ada", query, user="sam", limit=2))[:1] == [line], query
+
+
+def test_a_form_the_index_stems_alike_does_not_count_twice(either: Memory) -> None:
+    """"run" looked for "runs" and "running" too, one word three times: the
+    running lines outranked the passport for "When does Sam's passport run
+    out?"."""
+    for line in ("Sam's passport runs out in March 2027.", "Sam runs three times a week.",
+                 "Sam ran the half marathon in 1:52."):
+        either.write("ada", "MEMORY.md", line, user="sam")
+    found = texts(either.search("ada", "When does Sam's passport run out?", user="sam", limit=3))
+    assert found[:1] == ["Sam's passport runs out in March 2027."], found
+
+
+@pytest.mark.parametrize(("line", "query"), [
+    ("Sam fliegt am 3. März nach München.", "Muenchen"),
+    ("Sams Schwester wohnt in Köln.", "Koeln"),
+    ("Das Büro ist in Düsseldorf.", "Duesseldorf"),
+    ("Sam schickt liebe Grüße.", "Gruesse"),
+    ("Sam mag Fußball.", "Fussball"),
+])
+def test_an_umlaut_typed_as_two_letters_finds_it(either: Memory, line: str, query: str) -> None:
+    """"Muenchen" put "Kirchenchor" first: a German word typed without its
+    umlaut was matched only by its pieces."""
+    for other in (line, "Sam singt im Kirchenchor.", "Sam arbeitet bei Globex."):
+        either.write("ada", "MEMORY.md", other, user="sam")
+    assert texts(either.search("ada", query, user="sam", limit=2))[:1] == [line], query
+
+
+def test_since_takes_a_year_or_a_month(either: Memory) -> None:
+    """`--since 2020` (a year, valid ISO 8601) was refused."""
+    with freeze_time("2025-06-01T09:00:00Z"):
+        either.write("ada", "MEMORY.md", "Sam lived in Oslo.", user="sam")
+    with freeze_time("2026-03-05T09:00:00Z"):
+        either.write("ada", "MEMORY.md", "Sam lives in Bergen.", user="sam")
+    for since, found in (("2026", ["Sam lives in Bergen."]), ("2026-03", ["Sam lives in Bergen."]),
+                         ("2026-04", []), ("2025", ["Sam lives in Bergen.", "Sam lived in Oslo."])):
+        assert sorted(texts(either.search("ada", "Sam", user="sam", since=since))) == sorted(found)
+    for bad in ("2026-13", "20261", "2026-3"):
+        with pytest.raises(BadInput, match="unparsable date"):
+            either.search("ada", "Sam", user="sam", since=bad)
+
+
+def test_the_cli_takes_a_year_as_since_and_refuses_it_as_until(kairos: Kairos, mem: Memory) -> None:
+    """A year alone is where a range starts; as its end ("--until 2026": the
+    first moment of 2026, or its last?) it would be a guess."""
+    mem.write("ada", "MEMORY.md", "Sam lives in Bergen.", user="sam")
+    assert kairos("seal").exit_code == 0  # (an export needs a checkpoint)
+    ok = kairos("search", "-a", "ada", "-u", "sam", "--since", "2000", "Bergen")
+    assert ok.exit_code == 0 and "Sam lives in Bergen." in ok.output, ok.output
+    later = kairos("search", "-a", "ada", "-u", "sam", "--since", "2999-01", "Bergen")
+    assert later.exit_code == 0 and "Bergen" not in later.output, later.output
+    for args in (("search", "-a", "ada", "-u", "sam", "--since", "2026-13", "Bergen"),
+                 ("export", "-a", "ada", "-u", "sam", "--until", "2026",
+                  str(kairos.home.parent / "bundle"))):
+        bad = kairos(*args)
+        assert bad.exit_code != 0 and "unparsable date" in bad.output, (args, bad.output)

@@ -51,6 +51,7 @@ HOSTILE = [
      "unexpected argument 'agent'"),
     ("memory_write", {"file": "NOTES.md", "text": "x"}, "unknown file"),
     ("memory_write", {"file": "MEMORY.md", "text": 42}, "must be a string"),
+    ("memory_search", {"query": "tea", "limit": "5"}, "argument 'limit' must be an integer"),
     ("memory_write", {"file": "MEMORY.md", "text": "x", "mode": "delete"}, "must be one of"),
     ("memory_write", {"file": "USER.md", "text": "u" * 2100}, "hard limit"),
     ("memory_retract", {"file": "MEMORY.md", "event_ids": ["nope"], "reason": "x"}, "no event"),

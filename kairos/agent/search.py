@@ -40,11 +40,13 @@ read side).  A search:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 
 from kairos.agent.synonyms import RELATIONS, forms, idioms, related
 from kairos.domain.files import POINTER, check_scope, file_spec
@@ -200,7 +202,7 @@ class Search:
         words = words_of(query or "")
         if not words:
             raise BadInput("the query has no words to look for")
-        scope = SearchScope(agent, user, file, format_time(parse_when(since)) if since else None,
+        scope = SearchScope(agent, user, file, format_time(parse_when(since, since=True)) if since else None,
                             include_retracted)
         index = self.index.now()  # one look at the store for the whole search
         words = idioms(query, words)  # "for a living": work
@@ -268,10 +270,12 @@ class Search:
         lines = [d for d in index.lines(SearchScope(scope.agent, scope.user))
                  if not POINTER.match(d.text)]
         line_of = {e: line for line in lines for e in line.event_ids}
+        asked_words = [(_plain(w), _stem(w)) for w in words]
         cited = Counter(e for line in lines for e in line.event_ids)  # how many lines cite a write
-        for weight, ranking in rankings:
-            seen: dict[str, None] = {}
-            for doc in ranking:
+        for weight, found in rankings:
+            ranking: list[Doc] = []
+            cut: list[bool] = []  # a line taken out of a write of several
+            for doc in found:
                 if doc.kind == "current" and POINTER.match(doc.text):
                     continue
                 # A write a line of the files now says is that line ("on 14 May"
@@ -282,10 +286,30 @@ class Search:
                 if said is not None and cited[doc.event_ids[0]] == 1 and not scope.include_retracted and (
                         scope.file is None or said.file == scope.file):
                     doc = said
+                elif doc.kind == "history" and doc.type == "MemoryWritten" and (
+                        not scope.include_retracted):
+                    # A write of several lines (a whole file, replaced) is found
+                    # as the line of it that matched: that line, where the file
+                    # still says it, or else as history — not the whole file
+                    # again for every version of it the agent wrote.
+                    line = _as_line(doc, asked_words)
+                    cut.append(line is not doc)
+                    ranking.append(line)
+                    continue
+                cut.append(False)
+                ranking.append(doc)
+            # A line cut out of a write ranks where the line itself ranked: the
+            # write ranked by all its lines' words together ("Sam's" three
+            # times), not by that line's.
+            own = {text_key(d.text) for d, c in zip(ranking, cut, strict=True) if not c}
+            seen: dict[str, None] = {}
+            for doc, c in zip(ranking, cut, strict=True):
                 key = text_key(doc.text)
                 kept = best.get(key)
                 if kept is None or (kept.kind, -kept.position) > (doc.kind, -doc.position):
-                    best[key] = doc
+                    best[key] = doc  # (the newest write that held the line: it was there then)
+                if c and key in own:
+                    continue
                 if key not in seen:  # a text's best rank in this ranking counts, texts counted
                     seen[key] = None
                     scores[key] = scores.get(key, 0.0) + weight / (RRF_K + len(seen))
@@ -333,14 +357,17 @@ class Search:
                                             -best[k].position))
         frequency: Counter[str] | None = None  # of each word, in the pair's lines
         replaced_by: dict[int, Doc] = {}
+        if superseded:
+            frequency = Counter(w for line in lines for w in _words(line.text))
+        written = Counter((line.file, line.position) for line in lines)  # lines an event put in a file
+        topic = asked - {_stem((scope.user or "").casefold())}  # what the query asks of the user
         for key in [k for k in order[:PULLED] if k in superseded]:
-            if frequency is None:
-                frequency = Counter(w for line in lines for w in _words(line.text))
+            assert frequency is not None
             # A replaced write ranks just below what replaced it — the newer
             # line of its file that names what it named — found or not ("What
             # car does she drive?" finds "drives a Yaris", not "sold the Yaris
             # and now cycles"): that line takes at least the write's score.
-            found = _replacement(best[key], lines, frequency)
+            found = _replacement(best[key], lines, frequency, topic)
             if found is not None:
                 found_key = text_key(found.text)
                 best.setdefault(found_key, found)
@@ -348,8 +375,11 @@ class Search:
                 replaced_by[id(best[key])] = best[found_key]
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
-        ranked = _below_replacements([(best[k], scores[k]) for k in order],
-                                     {id(best[k]) for k in superseded}, replaced_by)
+        ranked = _below_replacements(
+            [(best[k], scores[k]) for k in order], {id(best[k]) for k in superseded},
+            replaced_by, lambda old, new: _linked(old, new, _telling_words(
+                old.text, lines, frequency or Counter()), topic),
+            lambda line: written[line.file, line.position] == 1)
         return _replacements_first(ranked, words, user=scope.user)
 
     @staticmethod
@@ -373,20 +403,35 @@ _ABOUT_A_RELATIVE = re.compile(
     rf"({'|'.join(RELATIONS.split())}|mum|mom|dad|parents|eltern)\b", re.I)
 
 
+def _as_line(doc: Doc, asked: list[tuple[str, str]]) -> Doc:
+    """A history entry of several lines as the one of them that holds most
+    of the query's words (the first of equals); unchanged when it is one
+    line, or none of its lines holds a word (found by its meaning)."""
+    lines = [line for line in doc.text.split("\n") if line.strip()]
+    if len(lines) < 2:
+        return doc
+    held = [sum(any(_matches(_plain(m.group()), [want]) for m in WORD.finditer(line))
+                for want in asked) for line in lines]
+    most = max(held)
+    if most == 0:
+        return doc
+    return dataclasses.replace(doc, text=lines[held.index(most)].strip())
+
+
 def _names_topic(file: str, asked: set[str]) -> set[str]:
     """The asked words a topic file's name holds ("sport" in topics/sport.md)."""
     return asked & {_stem(w) for w in WORD.findall(file[len("topics/"):].rsplit(".", 1)[0].casefold())}
 
 
-def _replacement(old: Doc, lines: Sequence[Doc], frequency: Counter[str]) -> Doc | None:
+def _replacement(old: Doc, lines: Sequence[Doc], frequency: Counter[str],
+                 topic: AbstractSet[str] = frozenset()) -> Doc | None:
     """The newer current line of a replaced write's file that holds most of
     its telling words — those in few of the pair's lines (``frequency``:
     "Yaris", not the name every line holds) — or None when no line holds one."""
     newer = [d for d in lines if d.file == old.file and d.position > old.position]
     if not newer:
         return None
-    telling = {w for w in _words(old.text) if len(w) >= 4
-               and frequency[w] <= max(1, len(lines) // 3)}
+    telling = _telling_words(old.text, lines, frequency)
     shared = sorted(((len(telling & _words(d.text)), d.position, d) for d in newer),
                     key=lambda t: (t[0], t[1]), reverse=True)
     count, _, best = shared[0]
@@ -394,7 +439,42 @@ def _replacement(old: Doc, lines: Sequence[Doc], frequency: Counter[str]) -> Doc
         # One word in common, and another line has one too ("nurse", "Manchester"):
         # which replaced it is a guess (a dream's lines all look newest).
         return None
-    return best
+    return best if _linked(old, best, telling, topic) else None
+
+
+def _linked(old: Doc, new: Doc, telling: set[str],
+            topic: AbstractSet[str] = frozenset()) -> bool:
+    """Whether a newer line can be what replaced an older write: it says it
+    changed something, or it holds two of the write's telling words, or all
+    of them ("standup"), or one that names a thing ("Volvo", "X9Y8Z7") —
+    one word of several ("number" of "Sam's passport number is X9Y8Z7", in
+    "Sam's gym locker is number 97") is no link.  Nor is a line that lacks
+    a word of the query (``topic``: its stems, less the user's name) that
+    the write holds: "Sam's train pass expires in March." is no update of
+    "Sam's library card expires in March." for "When does the library
+    card expire?"."""
+    if CHANGED.search(new.text):
+        return True
+    if topic & _words(old.text) - _words(new.text):
+        return False
+    shared = telling & _words(new.text)
+    return len(shared) >= 2 or (bool(shared) and shared == telling) or any(
+        (_is_name(w, old.text) and w not in _CALENDAR) or any(c.isdigit() for c in w)
+        for w in shared)
+
+
+# Days and months are written capitalised and name no thing: "Friday" in two
+# lines does not make one the update of the other.
+_CALENDAR = frozenset(_stem(w) for w in """
+monday tuesday wednesday thursday friday saturday sunday january february march april may june
+july august september october november december montag dienstag mittwoch donnerstag freitag
+samstag sonntag januar februar märz mai juni juli oktober dezember""".split())
+
+
+def _telling_words(text: str, lines: Sequence[Doc], frequency: Counter[str]) -> set[str]:
+    """A text's words that tell what it is about: four letters or more, in
+    few of the pair's lines ("Yaris", not the name every line holds)."""
+    return {w for w in _words(text) if len(w) >= 4 and frequency[w] <= max(1, len(lines) // 3)}
 
 
 def _telling(docs: list[Doc], words: Sequence[str]
@@ -481,26 +561,38 @@ def _near(asked: str, word: str) -> bool:
 
 
 def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int],
-                        replaced_by: dict[int, Doc]) -> list[tuple[Doc, float]]:
+                        replaced_by: dict[int, Doc], linked: Callable[[Doc, Doc], bool],
+                        single: Callable[[Doc], bool]) -> list[tuple[Doc, float]]:
     """Move each superseded write (a raw write its file no longer holds)
     just below its likely replacement, when it ranks above it: the line
-    :func:`_replacement` named, or else the best-ranked newer current line
-    of the same file that was found.  Whatever its score — found by more rankings than its
-    replacement, the old text would otherwise outscore it — but no further:
-    asked about the old value ("did Sam live in Oslo?") the old line still
-    comes second, not below every line a dream wrote since.  It takes the
-    score of the line it follows, when that is lower, so the scores stay in
-    order."""
+    :func:`_replacement` named, or else the newer current line of the same
+    file that was found, when it is the only one and the only line its
+    event wrote there (``single``), or the best-ranked one that can have
+    replaced it (``linked``) — not any newer line, which would bury the one
+    real match under lines found by their meaning alone.  Whatever its
+    score — found by more rankings than its replacement, the old text would
+    otherwise outscore it — but no further: asked about the old value ("did
+    Sam live in Oslo?") the old line still comes second, not below every
+    line a dream wrote since.  It takes the score of the line it follows,
+    when that is lower, so the scores stay in order."""
     out = list(ranked)
     for doc, _ in ranked:
         if id(doc) not in superseded:
             continue
         replacement = replaced_by.get(id(doc))
         i = next(n for n, (d, _) in enumerate(out) if d is doc)
-        j = next((n for n in range(i + 1, len(out)) if (
-            out[n][0] is replacement if replacement is not None else
-            out[n][0].kind == "current" and out[n][0].file == doc.file
-            and out[n][0].position > doc.position)), None)
+        if replacement is None:
+            newer = [n for n in range(i + 1, len(out)) if out[n][0].kind == "current"
+                     and out[n][0].file == doc.file and out[n][0].position > doc.position]
+            # One newer line of the file found, the one line its event wrote
+            # there: that is what the update says ("Sam eats fish again." for
+            # "Sam is vegetarian."); else one the write is linked to (a replace
+            # of several lines: "Sam's gym locker is number 97." is no update
+            # of "Sam's passport number is X9Y8Z7.").
+            j = newer[0] if len(newer) == 1 and single(out[newer[0]][0]) else next(
+                (n for n in newer if linked(doc, out[n][0])), None)
+        else:
+            j = next((n for n in range(i + 1, len(out)) if out[n][0] is replacement), None)
         if j is not None:
             moved = out.pop(i)
             out.insert(j, (moved[0], min(moved[1], out[j - 1][1])))
@@ -534,7 +626,8 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
             if (old.file == new.file and new.position > old.position and new_stems
                     and not _someone_else(old.text, new.text, user)
                     and (_same_subject(stems[i], new_stems, topic, old.text, new.text, common)
-                         or _new_in_other_words(old.text, new.text, stems[i], new_stems, kin))):
+                         or _new_in_other_words(old.text, new.text, stems[i], new_stems, kin,
+                                                asked))):
                 moved, moved_stems = top.pop(j), stems.pop(j)
                 top.insert(i, (moved[0], top[i][1]))
                 stems.insert(i, moved_stems)
@@ -543,13 +636,21 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
 
 
 def _new_in_other_words(old_text: str, new_text: str, old: frozenset[str], new: frozenset[str],
-                        kin: frozenset[str]) -> bool:
+                        kin: frozenset[str], asked: AbstractSet[str] = frozenset()) -> bool:
     """Whether a line that says it is new, sharing no word with an older line
     but a word of the asked kind, updates it in other words or another
     language ("Neue Handynummer: …" after "Kathi's mobile: …") — not when it
-    is about someone else (:func:`_someone_else`)."""
+    is about someone else (:func:`_someone_else`), nor when its only word of
+    the kind is the one that says it changed and it holds no word of the
+    query (``asked``: "Standup moved to 10:15." is no answer to "Where does
+    Sam live?")."""
+    markers = {_stem(m.group()) for m in CHANGED.finditer(new_text)}
+    if not markers or not old & kin or not new & kin:
+        return False
+    if not (new & kin) - markers and not new & asked:
+        return False
     shared = {w for w in old & new - kin if not w.isdigit()}
-    return bool(CHANGED.search(new_text) and old & kin and new & kin) and not shared
+    return not shared
 
 
 _OF_A_RELATIVE = re.compile(r"\b(?:von|of) (?:\w+s |\w+'s )?(?:" + "|".join(RELATIONS.split())

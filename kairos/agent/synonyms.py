@@ -96,16 +96,36 @@ GROUPS = (
 MAX_ADDED = 40  # words a query gains at most
 WHO_IS = re.compile(r"^\s*(?:who(?:'s| is| was)|wer ist|wer war)\b", re.I)
 FOR_A_LIVING = re.compile(r"\bfor a living\b|\bberuflich\b", re.I)
-# Forms the stemmer cannot reach: a word asked for finds its other forms.
-IRREGULAR = {"ran": "run", "run": "ran", "running": "ran", "runs": "ran", "mice": "mouse",
-             "mouse": "mice", "knives": "knife", "knife": "knives", "went": "go", "gone": "go",
-             "children": "child", "child": "children", "men": "man", "women": "woman",
-             "woman": "women", "teeth": "tooth", "tooth": "teeth", "feet": "foot", "foot": "feet",
-             "bought": "buy", "buy": "bought", "flew": "fly", "fly": "flew", "swam": "swim",
-             "swim": "swam", "ate": "eat", "eat": "ate", "drove": "drive", "drive": "drove",
-             "wrote": "write", "write": "wrote", "taught": "teach", "teach": "taught", "met": "meet",
-             "meet": "met", "lives": "life", "life": "lives", "wives": "wife", "wife": "wives",
-             "leaves": "leaf", "geese": "goose", "people": "person", "person": "people"}
+# Forms the stemmer cannot reach, a family a line: any of them asked for
+# finds the others ("going" finds "went", "goose" finds "geese").  Left out:
+# past forms that are other words as often ("saw", "left", "rose", "fell",
+# "sat", "led", "spoke").
+IRREGULAR_FAMILIES = """
+go goes going went gone | fly flies flying flew flown | run runs running ran
+swim swims swimming swam swum | drive drives driving drove driven | ride rides riding rode ridden
+write writes writing wrote written | take takes taking took taken | make makes making made
+get gets getting got gotten | give gives giving gave given | come comes coming came
+see sees seeing seen | meet meets met | begin begins beginning began begun
+buy buys buying bought | sell sells selling sold | teach teaches teaching taught
+bring brings bringing brought | eat eats eating ate eaten | drink drinks drinking drank drunk
+speak speaks speaking spoken | stand stands standing stood | win wins winning won
+lose loses losing lost | find finds finding found | keep keeps keeping kept
+sleep sleeps sleeping slept | feel feels feeling felt | grow grows growing grew grown
+know knows knowing knew known | wear wears wearing wore worn | hold holds holding held
+send sends sending sent | spend spends spending spent | build builds building built
+tell tells telling told | pay pays paying paid | hear hears hearing heard
+break breaks breaking broke broken | choose chooses choosing chose chosen
+catch catches catching caught | become becomes becoming became | think thinks thinking thought
+sing sings singing sang sung | forget forgets forgetting forgot forgotten
+understand understands understanding understood | wake wakes waking woke woken
+throw throws throwing threw thrown | steal steals stealing stole stolen | fight fights fighting fought
+mouse mice | knife knives | child children | man men | woman women | tooth teeth | foot feet
+life lives | wife wives | leaf leaves | goose geese | person people
+"""
+IRREGULAR: dict[str, tuple[str, ...]] = {
+    form: tuple(family.split())
+    for family in IRREGULAR_FAMILIES.replace("\n", " | ").split("|") if family.strip()
+    for form in family.split()}
 
 
 def idioms(query: str, words: list[str]) -> list[str]:
@@ -118,8 +138,43 @@ def idioms(query: str, words: list[str]) -> list[str]:
 
 def forms(words: Sequence[str]) -> list[str]:
     """Other forms of the words that stemming does not find ("ran" for
-    "run", "mice" for "mouse")."""
-    return [IRREGULAR[w] for w in words if w in IRREGULAR]
+    "run", "mice" for "mouse", "München" for "Muenchen")."""
+    # Only forms of another stem: "runs" and "running" beside "run" would
+    # count the one word three times in the ranking.
+    seen = {_base(w) for w in words}
+    out = []
+    for w in words:
+        for form in IRREGULAR.get(w, ()):
+            if _base(form) not in seen:
+                seen.add(_base(form))
+                out.append(form)
+    # German umlauts typed as two letters ("Muenchen", "Koeln"), and "ss"
+    # for "ß" ("Gruesse"): SQLite's index folds "München" to "munchen" and
+    # "ß" to "ss", PostgreSQL's keeps both as written.
+    for w in words:
+        if len(w) < 5:
+            continue
+        umlauted = _UMLAUT.sub(lambda m: _UMLAUTS[m.group()], w)
+        out += [form for form in dict.fromkeys((umlauted, umlauted.replace("ss", "ß")))
+                if form != w]
+    return out
+
+
+def _base(word: str) -> str:
+    """A word less a regular ending, as the index's stemmer takes it off
+    ("running", "runs" → "run"; "drives" → "driv"): what another form of a
+    word must not repeat."""
+    for suffix in ("ing", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
+            word = word[:-len(suffix)]
+            break
+    if len(word) > 2 and word[-1] == word[-2] and word[-1] not in "ls":
+        word = word[:-1]  # "runn", "swimm"
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+_UMLAUTS = {"ae": "ä", "oe": "ö", "ue": "ü"}
+_UMLAUT = re.compile(r"(?<!q)(?:ae|oe|ue)(?=[a-zß])")  # not at the end: "blue", "issue"
 
 
 @lru_cache(maxsize=1)

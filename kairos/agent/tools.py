@@ -93,7 +93,8 @@ def _check_arguments(name: str, arguments: Any) -> dict[str, Any]:
     for key, value in arguments.items():
         expected = _TYPES[schema["properties"][key]["type"]]
         if not isinstance(value, expected) or isinstance(value, bool):
-            raise ToolError(f"argument {key!r} must be a {schema['properties'][key]['type']}")
+            kind = schema["properties"][key]["type"]
+            raise ToolError(f"argument {key!r} must be {'an' if kind[0] in 'aeiou' else 'a'} {kind}")
         enum = schema["properties"][key].get("enum")
         if enum and value not in enum:
             raise ToolError(f"argument {key!r} must be one of {', '.join(enum)}")

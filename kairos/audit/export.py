@@ -71,7 +71,7 @@ def export(history: History, home: str, agent: str, user: str, out: str, *,
     hashes, positions = leaves(history, progress)
     index_of = {p: i for i, p in enumerate(positions[:size])}
     streams = {MemoryStream.stream_id(agent, None), MemoryStream.stream_id(agent, user)}
-    lo, hi = when_text(since), when_text(until)
+    lo, hi = when_text(since, since=True), when_text(until)
     progress.phase("choose the pair's events", history.max_position())
     def wanted(r: Recorded) -> bool:
         return (r.event.originator_id in streams and r.position in index_of

@@ -86,7 +86,7 @@ class Audit:
             file = file_spec(file).name
         rows = self.index.events(
             agent=agent, user=user, file=file, actor=actor, types=[type] if type else None,
-            session=session, since=when_text(since), until=when_text(until), grep=grep,
+            session=session, since=when_text(since, since=True), until=when_text(until), grep=grep,
             limit=limit)
         return [{k: r[k] for k in COLUMNS} for r in rows]  # type: ignore[literal-required]
 

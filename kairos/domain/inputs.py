@@ -52,16 +52,25 @@ def check_key(key: str) -> str:
     return key
 
 
-def parse_when(value: str | datetime) -> datetime:
-    """An ISO 8601 date or date-time; naive values are taken as UTC.
+_YEAR_OR_MONTH = re.compile(r"\d{4}(?:-(?:0[1-9]|1[0-2]))?")
+
+
+def parse_when(value: str | datetime, *, since: bool = False) -> datetime:
+    """An ISO 8601 date or date-time; naive values are taken as UTC.  With
+    ``since`` (the start of a range), a year ("2026") or a month
+    ("2026-03") alone is its first moment; elsewhere (an end, a moment)
+    it would be a guess, and is refused.
 
     :raises BadInput: when the value does not parse.
     """
     if isinstance(value, datetime):
         dt = value
     else:
+        text = value.strip()
+        if since and _YEAR_OR_MONTH.fullmatch(text):
+            text += "-01" if len(text) == 7 else "-01-01"
         try:
-            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
             raise BadInput(f"unparsable date {value!r}: use ISO 8601, e.g. 2026-11-02T09:00:00Z") from None
     if dt.tzinfo is None:
@@ -76,6 +85,6 @@ def parse_day(value: str) -> str:
         raise BadInput(f"unparsable date {value!r}: use YYYY-MM-DD") from None
 
 
-def when_text(value: str | datetime | None) -> str | None:
+def when_text(value: str | datetime | None, *, since: bool = False) -> str | None:
     """:func:`parse_when` as the index stores times (None stays None)."""
-    return None if value is None else format_time(parse_when(value))
+    return None if value is None else format_time(parse_when(value, since=since))

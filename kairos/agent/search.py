@@ -48,7 +48,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 
-from kairos.agent.synonyms import RELATIONS, forms, idioms, related
+from kairos.agent.synonyms import RELATIONS, forms, idioms, related, spellings
 from kairos.domain.files import POINTER, check_scope, file_spec
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
@@ -206,8 +206,24 @@ class Search:
                             include_retracted)
         index = self.index.now()  # one look at the store for the whole search
         words = idioms(query, words)  # "for a living": work
-        words = [*words, *(f for f in forms(words) if f not in words)]  # ran: run, mice: mouse
-        by_words, rare, held, demoted = _telling(index.lexical(scope, words, DEPTH), words)
+        found = index.lexical(scope, words, DEPTH)
+        # A word that found nothing is looked for in its other forms too
+        # ("going": went, "goose": geese) and spellings ("Muenchen": München);
+        # a word that found something is not: asked always, they put "Sam
+        # feels tired" above "a grey felt hat" for "felt", and "Michael"
+        # found "Michal".
+        unfound = [w for w in words if not any(_holds(d.text, w) for d in found)]
+        other_forms = [f for f in forms(unfound) if f not in words]
+        if other_forms:
+            words = [*words, *other_forms]
+            found = index.lexical(scope, words, DEPTH)
+        spelt = [f for f in spellings(unfound) if f not in words]
+        if spelt:  # as spelt, not by prefix: "güsts"* is "gust"* once stemmed, and finds Gustav
+            words = [*words, *spelt]
+            first = index.lexical(scope, spelt, DEPTH, prefix=False)
+            keys = {text_key(d.text) for d in first}
+            found = first + [d for d in found if text_key(d.text) not in keys]
+        by_words, rare, held, demoted = _telling(found, words)
         # The words found only the name ("Does Jonas have a dog?" and no line
         # says "dog"): those lines weigh as little as a kind's, and the kind's
         # ("Hund") as much as words.
@@ -270,12 +286,14 @@ class Search:
         lines = [d for d in index.lines(SearchScope(scope.agent, scope.user))
                  if not POINTER.match(d.text)]
         line_of = {e: line for line in lines for e in line.event_ids}
-        asked_words = [(_plain(w), _stem(w)) for w in words]
+        current = {(line.file, text_key(line.text)): line for line in lines}
+        user_stem = _stem((scope.user or "").casefold())
+        asked_words = [(_plain(w), _stem(w)) for w in words if _stem(w) != user_stem]
         cited = Counter(e for line in lines for e in line.event_ids)  # how many lines cite a write
-        for weight, found in rankings:
+        for weight, candidates in rankings:
             ranking: list[Doc] = []
             cut: list[bool] = []  # a line taken out of a write of several
-            for doc in found:
+            for doc in candidates:
                 if doc.kind == "current" and POINTER.match(doc.text):
                     continue
                 # A write a line of the files now says is that line ("on 14 May"
@@ -292,9 +310,10 @@ class Search:
                     # as the line of it that matched: that line, where the file
                     # still says it, or else as history — not the whole file
                     # again for every version of it the agent wrote.
-                    line = _as_line(doc, asked_words)
-                    cut.append(line is not doc)
-                    ranking.append(line)
+                    line = _as_line(doc, asked_words, current)
+                    if line is not None:
+                        cut.append(line is not doc)
+                        ranking.append(line)
                     continue
                 cut.append(False)
                 ranking.append(doc)
@@ -379,7 +398,8 @@ class Search:
             [(best[k], scores[k]) for k in order], {id(best[k]) for k in superseded},
             replaced_by, lambda old, new: _linked(old, new, _telling_words(
                 old.text, lines, frequency or Counter()), topic),
-            lambda line: written[line.file, line.position] == 1)
+            lambda old, line: written[line.file, line.position] == 1 and not _partly(
+                old, line, topic))
         return _replacements_first(ranked, words, user=scope.user)
 
     @staticmethod
@@ -403,19 +423,36 @@ _ABOUT_A_RELATIVE = re.compile(
     rf"({'|'.join(RELATIONS.split())}|mum|mom|dad|parents|eltern)\b", re.I)
 
 
-def _as_line(doc: Doc, asked: list[tuple[str, str]]) -> Doc:
+def _as_line(doc: Doc, asked: list[tuple[str, str]],
+             current: dict[tuple[str | None, str], Doc]) -> Doc | None:
     """A history entry of several lines as the one of them that holds most
-    of the query's words (the first of equals); unchanged when it is one
-    line, or none of its lines holds a word (found by its meaning)."""
-    lines = [line for line in doc.text.split("\n") if line.strip()]
+    of the query's words (``asked``, less the user's name, which most lines
+    hold): the current line (``current``: by file and text) where its file
+    still says it; of equals, one the file no longer says (it is news), else
+    the first.  When no line holds a word (it was found by its meaning, a
+    kind's word, part of a compound): the one line its file no longer says,
+    if one; None when the file says every line (the current lines are the
+    results); else the entry unchanged."""
+    lines = [line.strip() for line in doc.text.split("\n") if line.strip()]
     if len(lines) < 2:
         return doc
+    gone = [line for line in lines if (doc.file, text_key(line)) not in current]
     held = [sum(any(_matches(_plain(m.group()), [want]) for m in WORD.finditer(line))
                 for want in asked) for line in lines]
     most = max(held)
     if most == 0:
-        return doc
-    return dataclasses.replace(doc, text=lines[held.index(most)].strip())
+        if not gone:
+            return None
+        return dataclasses.replace(doc, text=gone[0]) if len(gone) == 1 else doc
+    best = [line for line, n in zip(lines, held, strict=True) if n == most]
+    line = ([b for b in best if b in gone] or best)[0]
+    return current.get((doc.file, text_key(line))) or dataclasses.replace(doc, text=line)
+
+
+def _holds(text: str, word: str) -> bool:
+    """Whether a text holds a query word as the index would match it."""
+    want = [(_plain(word), _stem(word))]
+    return any(_matches(_plain(m.group()), want) for m in WORD.finditer(text))
 
 
 def _names_topic(file: str, asked: set[str]) -> set[str]:
@@ -448,19 +485,34 @@ def _linked(old: Doc, new: Doc, telling: set[str],
     changed something, or it holds two of the write's telling words, or all
     of them ("standup"), or one that names a thing ("Volvo", "X9Y8Z7") —
     one word of several ("number" of "Sam's passport number is X9Y8Z7", in
-    "Sam's gym locker is number 97") is no link.  Nor is a line that lacks
-    a word of the query (``topic``: its stems, less the user's name) that
-    the write holds: "Sam's train pass expires in March." is no update of
-    "Sam's library card expires in March." for "When does the library
-    card expire?"."""
+    "Sam's gym locker is number 97") is no link.  Short of a name, neither
+    is a line that lacks a word of the query (``topic``: its stems, less the
+    user's name) that the write holds: "Sam's train pass expires in March."
+    is no update of "Sam's library card expires in March." for "When does
+    the library card expire?"."""
     if CHANGED.search(new.text):
         return True
-    if topic & _words(old.text) - _words(new.text):
-        return False
     shared = telling & _words(new.text)
-    return len(shared) >= 2 or (bool(shared) and shared == telling) or any(
-        (_is_name(w, old.text) and w not in _CALENDAR) or any(c.isdigit() for c in w)
-        for w in shared)
+    if any((_is_name(w, old.text) and w not in _CALENDAR) or any(c.isdigit() for c in w)
+           for w in shared):  # "Sam sold the Volvo …" after "Sam drives a red Volvo."
+        return True
+    if _asked_of(old, topic) - _words(new.text):
+        return False
+    return len(shared) >= 2 or (bool(shared) and shared == telling)
+
+
+def _asked_of(old: Doc, topic: AbstractSet[str]) -> set[str]:
+    """The query's words a write holds, less the names it holds (the
+    person both lines are about)."""
+    return {w for w in topic & _words(old.text) if not _is_name(w, old.text)}
+
+
+def _partly(old: Doc, new: Doc, topic: AbstractSet[str]) -> bool:
+    """Whether a newer line holds some of the query's words the write holds
+    but not all: another answer to the query ("Sam's gym locker is number
+    97." for "passport number"), not what the write became."""
+    asked = _asked_of(old, topic)
+    return bool(asked & _words(new.text)) and bool(asked - _words(new.text))
 
 
 # Days and months are written capitalised and name no thing: "Friday" in two
@@ -562,12 +614,14 @@ def _near(asked: str, word: str) -> bool:
 
 def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int],
                         replaced_by: dict[int, Doc], linked: Callable[[Doc, Doc], bool],
-                        single: Callable[[Doc], bool]) -> list[tuple[Doc, float]]:
+                        single: Callable[[Doc, Doc], bool]) -> list[tuple[Doc, float]]:
     """Move each superseded write (a raw write its file no longer holds)
     just below its likely replacement, when it ranks above it: the line
     :func:`_replacement` named, or else the newer current line of the same
-    file that was found, when it is the only one and the only line its
-    event wrote there (``single``), or the best-ranked one that can have
+    file that was found, when it is the only one, the only line its event
+    wrote there, and not another answer to the query (``single``: "Sam's gym
+    locker is number 97." holds "number" and not "passport"), or the
+    best-ranked one that can have
     replaced it (``linked``) — not any newer line, which would bury the one
     real match under lines found by their meaning alone.  Whatever its
     score — found by more rankings than its replacement, the old text would
@@ -589,7 +643,7 @@ def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int],
             # "Sam is vegetarian."); else one the write is linked to (a replace
             # of several lines: "Sam's gym locker is number 97." is no update
             # of "Sam's passport number is X9Y8Z7.").
-            j = newer[0] if len(newer) == 1 and single(out[newer[0]][0]) else next(
+            j = newer[0] if len(newer) == 1 and single(doc, out[newer[0]][0]) else next(
                 (n for n in newer if linked(doc, out[n][0])), None)
         else:
             j = next((n for n in range(i + 1, len(out)) if out[n][0] is replacement), None)
@@ -627,7 +681,7 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
                     and not _someone_else(old.text, new.text, user)
                     and (_same_subject(stems[i], new_stems, topic, old.text, new.text, common)
                          or _new_in_other_words(old.text, new.text, stems[i], new_stems, kin,
-                                                asked))):
+                                                asked, user))):
                 moved, moved_stems = top.pop(j), stems.pop(j)
                 top.insert(i, (moved[0], top[i][1]))
                 stems.insert(i, moved_stems)
@@ -636,21 +690,46 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
 
 
 def _new_in_other_words(old_text: str, new_text: str, old: frozenset[str], new: frozenset[str],
-                        kin: frozenset[str], asked: AbstractSet[str] = frozenset()) -> bool:
+                        kin: frozenset[str], asked: AbstractSet[str] = frozenset(),
+                        user: str | None = None) -> bool:
     """Whether a line that says it is new, sharing no word with an older line
     but a word of the asked kind, updates it in other words or another
     language ("Neue Handynummer: …" after "Kathi's mobile: …") — not when it
     is about someone else (:func:`_someone_else`), nor when its only word of
-    the kind is the one that says it changed and it holds no word of the
-    query (``asked``: "Standup moved to 10:15." is no answer to "Where does
-    Sam live?")."""
+    the kind is the one that says it changed, it holds no word of the query
+    (``asked``) and it begins with another subject: "Standup moved to
+    10:15." is no answer to "Where does Sam live?", "She moved to Bergen."
+    and "Moved to Bergen in May." are."""
     markers = {_stem(m.group()) for m in CHANGED.finditer(new_text)}
     if not markers or not old & kin or not new & kin:
         return False
-    if not (new & kin) - markers and not new & asked:
+    if not (new & kin) - markers and not new & asked and _another_subject(new_text, markers, user):
         return False
     shared = {w for w in old & new - kin if not w.isdigit()}
     return not shared
+
+
+_PRONOUNS = frozenset("i we she he they ich wir sie er".split())
+_DETERMINERS = frozenset("""the a an this that our my his her their its der die das den dem des
+ein eine einen einem einer eines unser unsere mein meine sein seine ihr ihre""".split())
+
+
+def _another_subject(text: str, markers: set[str], user: str | None = None) -> bool:
+    """Whether a line begins with a subject of its own — an article, a
+    possessive or a capitalised word ("Standup moved …", "The dentist
+    appointment moved …", "His office moved …") — rather than a pronoun, a
+    verb ("Moved to …", "Ist umgezogen") or a word of no meaning: a note's
+    usual way of saying what the user did."""
+    first = WORD.search(text)
+    if first is None:
+        return False
+    word = first.group()
+    folded = word.casefold()
+    if folded in _PRONOUNS or _stem(folded) in markers or folded == (user or "").casefold():
+        return False
+    if folded in _DETERMINERS:
+        return True
+    return word[0].isupper() and folded not in STOP_EN | STOP_DE
 
 
 _OF_A_RELATIVE = re.compile(r"\b(?:von|of) (?:\w+s |\w+'s )?(?:" + "|".join(RELATIONS.split())

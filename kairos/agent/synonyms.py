@@ -138,9 +138,8 @@ def idioms(query: str, words: list[str]) -> list[str]:
 
 def forms(words: Sequence[str]) -> list[str]:
     """Other forms of the words that stemming does not find ("ran" for
-    "run", "mice" for "mouse", "München" for "Muenchen")."""
-    # Only forms of another stem: "runs" and "running" beside "run" would
-    # count the one word three times in the ranking.
+    "run", "mice" for "mouse") — only forms of another stem: "runs" and
+    "running" beside "run" would count the one word three times."""
     seen = {_base(w) for w in words}
     out = []
     for w in words:
@@ -148,9 +147,14 @@ def forms(words: Sequence[str]) -> list[str]:
             if _base(form) not in seen:
                 seen.add(_base(form))
                 out.append(form)
-    # German umlauts typed as two letters ("Muenchen", "Koeln"), and "ss"
-    # for "ß" ("Gruesse"): SQLite's index folds "München" to "munchen" and
-    # "ß" to "ss", PostgreSQL's keeps both as written.
+    return out
+
+
+def spellings(words: Sequence[str]) -> list[str]:
+    """German umlauts typed as two letters ("Muenchen", "Koeln") and "ss"
+    for "ß" ("Gruesse"), spelt as German spells them: SQLite's index folds
+    "München" to "munchen" and "ß" to "ss", PostgreSQL's keeps both."""
+    out: list[str] = []
     for w in words:
         if len(w) < 5:
             continue
@@ -174,7 +178,9 @@ def _base(word: str) -> str:
 
 
 _UMLAUTS = {"ae": "ä", "oe": "ö", "ue": "ü"}
-_UMLAUT = re.compile(r"(?<!q)(?:ae|oe|ue)(?=[a-zß])")  # not at the end: "blue", "issue"
+# Not at a word's end ("blue", "issue"), nor after a vowel or q: "neuen",
+# "Frauen", "Trauer" hold a diphthong and an e, "queen" no umlaut.
+_UMLAUT = re.compile(r"(?<![aeiouyq])(?:ae|oe|ue)(?=[a-zß])")
 
 
 @lru_cache(maxsize=1)

@@ -67,7 +67,10 @@ def parse_when(value: str | datetime, *, since: bool = False) -> datetime:
         dt = value
     else:
         text = value.strip()
-        if since and _YEAR_OR_MONTH.fullmatch(text):
+        if _YEAR_OR_MONTH.fullmatch(text):
+            if not since:
+                raise BadInput(f"{value!r} is a year or a month: give a full date (a year or a "
+                               "month alone is taken only where a range starts, as --since)")
             text += "-01" if len(text) == 7 else "-01-01"
         try:
             dt = datetime.fromisoformat(text.replace("Z", "+00:00"))

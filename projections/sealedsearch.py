@@ -58,6 +58,7 @@ class _Memo:
         for name, kind in _VOCAB.items():
             self.db.execute(f"CREATE VIRTUAL TABLE {name} USING fts5vocab(memory_fts, {kind})")
         self.docs: dict[int, Doc] = {}
+        self.stored: dict[int, str] = {}  # a line's stored (sealed) value, by its key
 
     def exec_driver_sql(self, sql: str, params: Sequence[Any]) -> sqlite3.Cursor:
         """The one call :class:`SearchQueries`' FTS5 queries make of a connection."""
@@ -74,6 +75,8 @@ class _Memo:
 
     def remove(self, keys: Iterable[int]) -> None:
         gone = [k for k in keys if self.docs.pop(k, None) is not None]
+        for k in gone:
+            self.stored.pop(k, None)
         self.db.executemany("DELETE FROM memory_fts WHERE rowid = ?",
                             [(k if k > 0 else LINES_FROM - k,) for k in gone])
 
@@ -166,9 +169,15 @@ class SealedQueries(SearchQueries):
         where = _filters(scope, "l", params, lines=True)
         lines = conn.execute(text(f"SELECT {_LINE_COLUMNS} FROM memory_lines l WHERE {where}"),
                              params).all()
+        # A line's id is not its text for ever: SQLite gives a deleted row's id
+        # to the next row (a rewrite deletes every line and adds the file's
+        # lines again), so a line is held only while its stored value is the
+        # one the memo indexed.
         held = {k for k in memo.docs if k < 0}
-        memo.remove(held - {-int(r.id) for r in lines})
-        fresh = [r for r in lines if -int(r.id) not in held]
+        same = {-int(r.id) for r in lines if memo.stored.get(-int(r.id)) == r.text}
+        memo.remove(held - same)
+        fresh = [r for r in lines if -int(r.id) not in same]
+        memo.stored.update((-int(r.id), r.text) for r in fresh)
         scopes = {-int(r.id): r.scope for r in fresh}
         memo.add((d, scopes[d.key]) for d in self._opened(fresh, lines=True))
         memo.at = now

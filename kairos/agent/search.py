@@ -302,7 +302,8 @@ class Search:
                 # none of them alone.)
                 said = line_of.get(doc.event_ids[0]) if doc.kind == "history" else None
                 if said is not None and cited[doc.event_ids[0]] == 1 and not scope.include_retracted and (
-                        scope.file is None or said.file == scope.file):
+                        scope.file is None or said.file == scope.file) and (
+                        scope.since is None or said.recorded_at >= scope.since):
                     doc = said
                 elif doc.kind == "history" and doc.type == "MemoryWritten" and (
                         not scope.include_retracted):
@@ -310,7 +311,7 @@ class Search:
                     # as the line of it that matched: that line, where the file
                     # still says it, or else as history — not the whole file
                     # again for every version of it the agent wrote.
-                    line = _as_line(doc, asked_words, current)
+                    line = _as_line(doc, asked_words, current, scope.since)
                     if line is not None:
                         cut.append(line is not doc)
                         ranking.append(line)
@@ -379,6 +380,7 @@ class Search:
         if superseded:
             frequency = Counter(w for line in lines for w in _words(line.text))
         written = Counter((line.file, line.position) for line in lines)  # lines an event put in a file
+        in_file = Counter(line.file for line in lines)
         topic = asked - {_stem((scope.user or "").casefold())}  # what the query asks of the user
         for key in [k for k in order[:PULLED] if k in superseded]:
             assert frequency is not None
@@ -398,8 +400,8 @@ class Search:
             [(best[k], scores[k]) for k in order], {id(best[k]) for k in superseded},
             replaced_by, lambda old, new: _linked(old, new, _telling_words(
                 old.text, lines, frequency or Counter()), topic),
-            lambda old, line: written[line.file, line.position] == 1 and not _partly(
-                old, line, topic))
+            lambda old, line: written[line.file, line.position] == 1 and (
+                in_file[line.file] == 1 or not _partly(old, line, topic)))
         return _replacements_first(ranked, words, user=scope.user)
 
     @staticmethod
@@ -424,7 +426,7 @@ _ABOUT_A_RELATIVE = re.compile(
 
 
 def _as_line(doc: Doc, asked: list[tuple[str, str]],
-             current: dict[tuple[str | None, str], Doc]) -> Doc | None:
+             current: dict[tuple[str | None, str], Doc], since: str | None = None) -> Doc | None:
     """A history entry of several lines as the one of them that holds most
     of the query's words (``asked``, less the user's name, which most lines
     hold): the current line (``current``: by file and text) where its file
@@ -432,8 +434,10 @@ def _as_line(doc: Doc, asked: list[tuple[str, str]],
     the first.  When no line holds a word (it was found by its meaning, a
     kind's word, part of a compound): the one line its file no longer says,
     if one; None when the file says every line (the current lines are the
-    results); else the entry unchanged."""
-    lines = [line.strip() for line in doc.text.split("\n") if line.strip()]
+    results); else the entry unchanged.  A current line recorded before
+    ``since`` (the search's) is not taken for the entry: the entry is in the
+    window, the line's time is not."""
+    lines = list(dict.fromkeys(line.strip() for line in doc.text.split("\n") if line.strip()))
     if len(lines) < 2:
         return doc
     gone = [line for line in lines if (doc.file, text_key(line)) not in current]
@@ -446,7 +450,10 @@ def _as_line(doc: Doc, asked: list[tuple[str, str]],
         return dataclasses.replace(doc, text=gone[0]) if len(gone) == 1 else doc
     best = [line for line, n in zip(lines, held, strict=True) if n == most]
     line = ([b for b in best if b in gone] or best)[0]
-    return current.get((doc.file, text_key(line))) or dataclasses.replace(doc, text=line)
+    now = current.get((doc.file, text_key(line)))
+    if now is not None and (since is None or now.recorded_at >= since):
+        return now
+    return dataclasses.replace(doc, text=line)
 
 
 def _holds(text: str, word: str) -> bool:
@@ -619,9 +626,10 @@ def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int],
     just below its likely replacement, when it ranks above it: the line
     :func:`_replacement` named, or else the newer current line of the same
     file that was found, when it is the only one, the only line its event
-    wrote there, and not another answer to the query (``single``: "Sam's gym
-    locker is number 97." holds "number" and not "passport"), or the
-    best-ranked one that can have
+    wrote there, and either the only line of the file (the file was
+    rewritten to it: "Sam's phone: 555-0199.") or not another answer to the
+    query (``single``: "Sam's gym locker is number 97." holds "number" and
+    not "passport"), or the best-ranked one that can have
     replaced it (``linked``) — not any newer line, which would bury the one
     real match under lines found by their meaning alone.  Whatever its
     score — found by more rankings than its replacement, the old text would
@@ -710,6 +718,12 @@ def _new_in_other_words(old_text: str, new_text: str, old: frozenset[str], new: 
 
 
 _PRONOUNS = frozenset("i we she he they ich wir sie er".split())
+# Words a note may begin with before what happened: when, and how sure.
+_LEADING = frozenset("""yesterday today tonight recently finally officially just now then soon
+already also last this next week weekend month year night morning gestern heute vorgestern endlich
+kürzlich neulich offiziell schon jetzt nun bald letzte letzten letzter diese dieser diesen vorige
+voriges woche wochenende monat jahr""".split())
+_TAG = re.compile(r"^\s*(?:update|note|news|fyi|info|hinweis|neu)\s*:\s*", re.I)  # "Update: moved …"
 _DETERMINERS = frozenset("""the a an this that our my his her their its der die das den dem des
 ein eine einen einem einer eines unser unsere mein meine sein seine ihr ihre""".split())
 
@@ -720,10 +734,12 @@ def _another_subject(text: str, markers: set[str], user: str | None = None) -> b
     appointment moved …", "His office moved …") — rather than a pronoun, a
     verb ("Moved to …", "Ist umgezogen") or a word of no meaning: a note's
     usual way of saying what the user did."""
-    first = WORD.search(text)
-    if first is None:
+    words = [m.group() for m in WORD.finditer(_TAG.sub("", text, count=1))]
+    while words and words[0].casefold() in _LEADING:  # "Yesterday moved …", "Letzte Woche …"
+        words.pop(0)
+    if not words:
         return False
-    word = first.group()
+    word = words[0]
     folded = word.casefold()
     if folded in _PRONOUNS or _stem(folded) in markers or folded == (user or "").casefold():
         return False

@@ -25,7 +25,9 @@ from functools import lru_cache
 # Who someone is to the user: "Who is Arjun?" asks for the line that says.
 RELATIONS = ("husband wife partner boyfriend girlfriend friend brother sister son daughter mother "
              "father mum mom dad colleague boss manager neighbour neighbor cousin uncle aunt "
-             "mann frau freund freundin bruder schwester sohn tochter mutter vater kollege kollegin")
+             "ex roommate flatmate housemate "
+             "mann frau freund freundin bruder schwester sohn tochter mutter vater kollege kollegin "
+             "mitbewohner mitbewohnerin")
 GROUPS = (
     # work (not "working": "what is Yuki working on?" asks for a project, not a job)
     "work works worked job jobs employer employers employed employee company career profession "

@@ -286,7 +286,7 @@ class Search:
         lines = [d for d in index.lines(SearchScope(scope.agent, scope.user))
                  if not POINTER.match(d.text)]
         line_of = {e: line for line in lines for e in line.event_ids}
-        current = {(line.file, text_key(line.text)): line for line in lines}
+        current = _Current(lines)  # made when a write of several lines is found
         user_stem = _stem((scope.user or "").casefold())
         asked_words = [(_plain(w), _stem(w)) for w in words if _stem(w) != user_stem]
         cited = Counter(e for line in lines for e in line.event_ids)  # how many lines cite a write
@@ -379,8 +379,11 @@ class Search:
         replaced_by: dict[int, Doc] = {}
         if superseded:
             frequency = Counter(w for line in lines for w in _words(line.text))
-        written = Counter((line.file, line.position) for line in lines)  # lines an event put in a file
-        in_file = Counter(line.file for line in lines)
+        written: Counter[tuple[str | None, int]] = Counter()  # lines an event put in a file
+        in_file: Counter[str | None] = Counter()
+        if superseded:
+            written.update((line.file, line.position) for line in lines)
+            in_file.update(line.file for line in lines)
         topic = asked - {_stem((scope.user or "").casefold())}  # what the query asks of the user
         for key in [k for k in order[:PULLED] if k in superseded]:
             assert frequency is not None
@@ -425,8 +428,22 @@ _ABOUT_A_RELATIVE = re.compile(
     rf"({'|'.join(RELATIONS.split())}|mum|mom|dad|parents|eltern)\b", re.I)
 
 
-def _as_line(doc: Doc, asked: list[tuple[str, str]],
-             current: dict[tuple[str | None, str], Doc], since: str | None = None) -> Doc | None:
+class _Current:
+    """The current lines by file and text, made on first use: most
+    searches find no write of several lines, and a pair's lines are many."""
+
+    def __init__(self, lines: Sequence[Doc]):
+        self.lines = lines
+        self.by: dict[tuple[str | None, str], Doc] | None = None
+
+    def get(self, key: tuple[str | None, str]) -> Doc | None:
+        if self.by is None:
+            self.by = {(line.file, text_key(line.text)): line for line in self.lines}
+        return self.by.get(key)
+
+
+def _as_line(doc: Doc, asked: list[tuple[str, str]], current: _Current,
+             since: str | None = None) -> Doc | None:
     """A history entry of several lines as the one of them that holds most
     of the query's words (``asked``, less the user's name, which most lines
     hold): the current line (``current``: by file and text) where its file
@@ -440,7 +457,7 @@ def _as_line(doc: Doc, asked: list[tuple[str, str]],
     lines = list(dict.fromkeys(line.strip() for line in doc.text.split("\n") if line.strip()))
     if len(lines) < 2:
         return doc
-    gone = [line for line in lines if (doc.file, text_key(line)) not in current]
+    gone = [line for line in lines if current.get((doc.file, text_key(line))) is None]
     held = [sum(any(_matches(_plain(m.group()), [want]) for m in WORD.finditer(line))
                 for want in asked) for line in lines]
     most = max(held)

@@ -132,6 +132,11 @@ _CAUSES = {
 }
 
 
+def a_kind(kind: str) -> str:
+    """A kind named in a message with its article: "a string", "an integer"."""
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
+
+
 def one_line(e: BaseException) -> str:
     """An exception's message on one line (driver messages span several)."""
     return " ".join(str(e).split()) or type(e).__name__

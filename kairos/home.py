@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kairos.domain.files import FILES, TOPIC, FileSpec
-from kairos.errors import BadInput, NotAHome
+from kairos.errors import BadInput, NotAHome, a_kind
 
 CONFIG = "kairos.toml"
 KEYS = "keys"  # the wrapped data keys of a home that encrypts (kairos.engine.keyring)
@@ -225,9 +225,7 @@ def _dream_settings(path: str, data: dict[str, Any]) -> DreamSettings:
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if getattr(defaults, key) is not None and not isinstance(value, expected):
-            kind = expected.__name__
-            raise BadInput(f"{path}: [dream] {key} must be {'an' if kind[0] in 'aeiou' else 'a'} "
-                           f"{kind}")
+            raise BadInput(f"{path}: [dream] {key} must be {a_kind(expected.__name__)}")
         values[key] = value
     settings = DreamSettings(**values)
     if settings.review not in ("auto", "required"):

@@ -212,7 +212,9 @@ class Search:
         # a word that found something is not: asked always, they put "Sam
         # feels tired" above "a grey felt hat" for "felt", and "Michael"
         # found "Michal".
-        unfound = [w for w in words if not any(_holds(d.text, w) for d in found)]
+        held_tokens = [_tokens(d.text) for d in found]
+        unfound = [w for w in words if not any(_holds(t, (_plain(w), _stem(w)))
+                                               for t in held_tokens)]
         other_forms = [f for f in forms(unfound) if f not in words]
         if other_forms:
             words = [*words, *other_forms]
@@ -375,18 +377,17 @@ class Search:
                       and doc.type == "MemoryWritten" and doc.event_ids[0] not in line_of}
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
-        frequency: Counter[str] | None = None  # of each word, in the pair's lines
         replaced_by: dict[int, Doc] = {}
+        frequency: Counter[str] = Counter()  # of each word, in the pair's lines
         if superseded:
-            frequency = Counter(w for line in lines for w in _words(line.text))
+            frequency.update(w for line in lines for w in _words(line.text))
         written: Counter[tuple[str | None, int]] = Counter()  # lines an event put in a file
         in_file: Counter[str | None] = Counter()
         if superseded:
             written.update((line.file, line.position) for line in lines)
             in_file.update(line.file for line in lines)
-        topic = asked - {_stem((scope.user or "").casefold())}  # what the query asks of the user
+        topic = asked - {user_stem}  # what the query asks of the user
         for key in [k for k in order[:PULLED] if k in superseded]:
-            assert frequency is not None
             # A replaced write ranks just below what replaced it — the newer
             # line of its file that names what it named — found or not ("What
             # car does she drive?" finds "drives a Yaris", not "sold the Yaris
@@ -402,7 +403,7 @@ class Search:
         ranked = _below_replacements(
             [(best[k], scores[k]) for k in order], {id(best[k]) for k in superseded},
             replaced_by, lambda old, new: _linked(old, new, _telling_words(
-                old.text, lines, frequency or Counter()), topic),
+                old.text, lines, frequency), topic),
             lambda old, line: written[line.file, line.position] == 1 and (
                 in_file[line.file] == 1 or not _partly(old, line, topic)))
         return _replacements_first(ranked, words, user=scope.user)
@@ -458,8 +459,7 @@ def _as_line(doc: Doc, asked: list[tuple[str, str]], current: _Current,
     if len(lines) < 2:
         return doc
     gone = [line for line in lines if current.get((doc.file, text_key(line))) is None]
-    held = [sum(any(_matches(_plain(m.group()), [want]) for m in WORD.finditer(line))
-                for want in asked) for line in lines]
+    held = [sum(_holds(_tokens(line), want) for want in asked) for line in lines]
     most = max(held)
     if most == 0:
         if not gone:
@@ -473,10 +473,17 @@ def _as_line(doc: Doc, asked: list[tuple[str, str]], current: _Current,
     return dataclasses.replace(doc, text=line)
 
 
-def _holds(text: str, word: str) -> bool:
-    """Whether a text holds a query word as the index would match it."""
-    want = [(_plain(word), _stem(word))]
-    return any(_matches(_plain(m.group()), want) for m in WORD.finditer(text))
+@functools.lru_cache(maxsize=16384)
+def _tokens(text: str) -> tuple[str, ...]:
+    """A text's words, case-folded, without diacritics (kept: a pair's lines
+    come back search after search)."""
+    return tuple(_plain(m.group()) for m in WORD.finditer(text))
+
+
+def _holds(tokens: Sequence[str], want: tuple[str, str]) -> bool:
+    """Whether a text's words (:func:`_tokens`) hold a query word (its plain
+    form and stem) as the index would match it."""
+    return any(_matches(token, [want]) for token in tokens)
 
 
 def _names_topic(file: str, asked: set[str]) -> set[str]:
@@ -485,7 +492,7 @@ def _names_topic(file: str, asked: set[str]) -> set[str]:
 
 
 def _replacement(old: Doc, lines: Sequence[Doc], frequency: Counter[str],
-                 topic: AbstractSet[str] = frozenset()) -> Doc | None:
+                 topic: AbstractSet[str]) -> Doc | None:
     """The newer current line of a replaced write's file that holds most of
     its telling words — those in few of the pair's lines (``frequency``:
     "Yaris", not the name every line holds) — or None when no line holds one."""
@@ -503,8 +510,7 @@ def _replacement(old: Doc, lines: Sequence[Doc], frequency: Counter[str],
     return best if _linked(old, best, telling, topic) else None
 
 
-def _linked(old: Doc, new: Doc, telling: set[str],
-            topic: AbstractSet[str] = frozenset()) -> bool:
+def _linked(old: Doc, new: Doc, telling: set[str], topic: AbstractSet[str]) -> bool:
     """Whether a newer line can be what replaced an older write: it says it
     changed something, or it holds two of the write's telling words, or all
     of them ("standup"), or one that names a thing ("Volvo", "X9Y8Z7") —
@@ -715,8 +721,8 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
 
 
 def _new_in_other_words(old_text: str, new_text: str, old: frozenset[str], new: frozenset[str],
-                        kin: frozenset[str], asked: AbstractSet[str] = frozenset(),
-                        user: str | None = None) -> bool:
+                        kin: frozenset[str], asked: AbstractSet[str], user: str | None
+                        ) -> bool:
     """Whether a line that says it is new, sharing no word with an older line
     but a word of the asked kind, updates it in other words or another
     language ("Neue Handynummer: …" after "Kathi's mobile: …") — not when it
@@ -745,7 +751,7 @@ _DETERMINERS = frozenset("""the a an this that our my his her their its der die 
 ein eine einen einem einer eines unser unsere mein meine sein seine ihr ihre""".split())
 
 
-def _another_subject(text: str, markers: set[str], user: str | None = None) -> bool:
+def _another_subject(text: str, markers: set[str], user: str | None) -> bool:
     """Whether a line begins with a subject of its own — an article, a
     possessive or a capitalised word ("Standup moved …", "The dentist
     appointment moved …", "His office moved …") — rather than a pronoun, a

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kairos.domain.files import file_spec
-from kairos.errors import BadInput, KairosError, WriteIncomplete
+from kairos.errors import BadInput, KairosError, WriteIncomplete, a_kind
 from kairos.ports import MemoryFiles
 
 FILE_HELP = ("One of SOUL.md (your identity), ABOUT.md (your profile), TOOLS.md (your tool "
@@ -93,8 +93,7 @@ def _check_arguments(name: str, arguments: Any) -> dict[str, Any]:
     for key, value in arguments.items():
         expected = _TYPES[schema["properties"][key]["type"]]
         if not isinstance(value, expected) or isinstance(value, bool):
-            kind = schema["properties"][key]["type"]
-            raise ToolError(f"argument {key!r} must be {'an' if kind[0] in 'aeiou' else 'a'} {kind}")
+            raise ToolError(f"argument {key!r} must be {a_kind(schema['properties'][key]['type'])}")
         enum = schema["properties"][key].get("enum")
         if enum and value not in enum:
             raise ToolError(f"argument {key!r} must be one of {', '.join(enum)}")

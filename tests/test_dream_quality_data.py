@@ -215,6 +215,9 @@ def test_our_own_scenarios_and_update_pairs_are_well_formed() -> None:
     more = load_cases(SCENARIOS.with_name("scenarios_more.json"))
     assert validate_cases(more) == []
     assert not {c["id"] for c in more} & {c["id"] for c in CASES}
+    heldout = load_cases(SCENARIOS.with_name("scenarios_heldout.json"))
+    assert validate_cases(heldout) == [] and len(heldout) >= 80
+    assert not {c["id"] for c in heldout} & ({c["id"] for c in CASES} | {c["id"] for c in more})
     rows = load_updates(UPDATES.with_name("updates_more.json"))
     assert validate_updates(rows) == []
     assert len({(r["older"], r["newer"]) for r in rows}) == len(rows)

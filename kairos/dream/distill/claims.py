@@ -443,9 +443,52 @@ def _fronted(text: str) -> str:
 _NOT_TAIL = re.compile(r",\s*(?:not|nicht)\s+[^,;:]{1,40}?[.!]?\s*$", re.I)
 
 
+# English contractions, spelled out before a line is read: "I've moved to
+# Vienna" has the subject "I", "Felix's moved" is "Felix has moved".
+_PRONOUN_CONTRACTION = re.compile(r"\b(I|[Yy]ou|[Ww]e|[Tt]hey)['’](m|ve|re|ll)\b")
+_SPELLED = {"m": "am", "ve": "have", "re": "are", "ll": "will"}
+_NAME_CONTRACTION = re.compile(
+    r"\b([Hh]e|[Ss]he|[Ii]t|[A-Z][\w-]+)['’]s\s+((?:(?:now|also|still|just|finally|recently|already|"
+    r"no longer|not|never)\s+)*)(\w+)(?![\w-])(\s+\w+)?")
+# Participles that end a "'s has" ("Felix's moved to", "Mia's been to Rome").
+_PARTICIPLES = frozenset("""been gone got gotten become left quit taken given begun done made bought
+sold found grown run seen won lost written broken chosen driven eaten fallen flown forgotten hidden
+known ridden risen shown spoken stolen sworn thrown worn kept held met paid put read said sent set
+spent stood told thought understood""".split())
+_AFTER_PARTICIPLE = frozenset("""to from into out in on at back away up down off over a an the her
+his their my its our your this that these those""".split())
+
+
+def _spelled_out(text: str) -> str:
+    """The line with its English contractions spelled out: "I'm" → "I am",
+    "I've" → "I have", "she's" → "she is" (or "has" before a participle), and
+    a name's "'s" that is a verb's, not a possessive: "Felix's moved to
+    Vienna" → "Felix has moved …", "Mia's a nurse" → "Mia is a nurse";
+    "Mia's married sister" stays Mia's."""
+    text = _PRONOUN_CONTRACTION.sub(lambda m: f"{m.group(1)} {_SPELLED[m.group(2)]}", text)
+
+    def verb(m: re.Match[str]) -> str:
+        who, adverbs, word, after = m.group(1), m.group(2), m.group(3), m.group(4) or ""
+        low, nxt = word.lower(), after.strip().lower()
+        pronoun = who.lower() in ("he", "she", "it")
+        participle = low in _PARTICIPLES or (low.endswith("ed") and (not nxt or nxt in _AFTER_PARTICIPLE))
+        if participle and (pronoun or adverbs or not nxt or nxt in _AFTER_PARTICIPLE):
+            return f"{who} has {adverbs}{word}{after}"
+        if pronoun or adverbs or low in ("a", "an", "the", "back", "from", "in", "at", "on", "with"):
+            return f"{who} is {adverbs}{word}{after}"
+        return m.group(0)
+
+    return _NAME_CONTRACTION.sub(verb, text)
+
+
+_OWNED_KEY = re.compile(r"[A-ZÄÖÜ][\w-]*['’]s\s+[a-z]")
+
+
 def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
     aliases = {n.lower() for n in names}
     text = _fronted(text)
+    if "'" in text or "’" in text:
+        text = _spelled_out(text)
     # "Anna, Lena's sister, moved …", "Anna (Lena's sister) moved …": "Lena's sister Anna moved …"
     text = _APPOSITION.sub(lambda m: f"{m.group(2)} {m.group(1)} ", text)
     # A quoted title is one name: 'Leave No Trace' negates nothing.
@@ -455,6 +498,10 @@ def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
     if key and _TOLD_BY.search(key.group(1)):
         # "Anna called: she moved to Leipzig": what Anna said, two sentences, no key.
         text = f"{key.group(1)}. {key.group(2)[:1].upper()}{key.group(2)[1:]}"
+        key = None
+    if key and _OWNED_KEY.match(key.group(1)):
+        # "Mia's phone: iPhone 16" says what "Mia's phone is iPhone 16" says.
+        text = f"{key.group(1)} is {key.group(2)}"
         key = None
     if key and len(key.group(1).split()) <= 4 and not re.match(
             r"\s*(?:important|system|assistant|note to|wichtig|hinweis)", text, re.I):
@@ -655,6 +702,13 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
     copula = raw in COPULA or verb in ("be", "sein", "becom", "become") or raw in ("heißt",)
     rest_text = " ".join(rest)
     frame = [stem(w) for w in value]
+    # "Oskar turned 8 last Saturday, big party", "Lea wird im Mai 7": an age (before any
+    # event the line tells of).
+    if raw in ("turned", "turns", "turning", "wird", "wurde") and not c.owner_is_thing():
+        n = next((k for k, w in enumerate(rest[:4]) if re.fullmatch(r"\d{1,3}", w)), None)
+        if n is not None and all(w in STOP or is_calendar(w) for w in rest[:n]) and \
+                _UNIT_WORDS.get(rest[n + 1] if n + 1 < len(rest) else "", "age") == "age":
+            return "qty:age", False, [rest[n]], frame
     # "has a job interview at Zalando", "hat einen Termin": an event, not a state.
     if any((w in EVENT_NOUNS and not (w == "surgery" and _PRACTICE.search(low)))
            or w.endswith(("termin", "appointment", "interview")) for w in rest):
@@ -819,6 +873,9 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
         if c.owner is not None and plain and plain[0] in ("a", "an", "ein", "eine", "einen") and \
                 c.owner_is_thing():
             return "kind", False, value, frame  # "Mia's dog is a beagle"
+        if c.owner is not None and c.owner_is_thing() and c.head.split()[-1] in classes and \
+                c.rest and any(ch.isupper() for ch in c.rest[0]):
+            return "kind", False, value, frame  # "Mia's phone is iPhone 16" (a model, not a name)
         if len(plain) == 1 and re.fullmatch(r"\d+", plain[0]) and not c.owner_is_thing():
             return "qty:age", False, plain, frame  # "Lea is now 7"
         thing = c.owner_is_thing() or (bool(c.head) and not c.owner and not c.first)

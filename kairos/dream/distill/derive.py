@@ -190,9 +190,12 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
         # "the deadline moved to 15 July" is true now: the date is its value.
         calls_off = slots.cancels(newer.unit.text)
         # A correction or a cancellation applies at once, whatever day it names.
+        # "has read 15 books this year" is true now: a time that had begun when it was written.
+        begun = bool(t.mentions) and all(
+            m.first <= when.local_day(newer.unit.written, settings.tz) for m in t.mentions)
         newer.pending = bool(t.end and t.end >= today and not t.written_past and len(newer.claims) <= 1
                              and not any(c.attribute == "when" or c.corrects for c in newer.claims)
-                             and not calls_off)
+                             and not calls_off and not begun)
         if newer.pending or newer.unit.opaque:
             continue
         # A cancellation names the plan by what it was ("the meeting with Ingrid"), not by whose.

@@ -38,6 +38,8 @@ _NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
                  "acht": "8", "neun": "9", "zehn": "10"}
 _DROP = frozenset({"a", "an", "the", "der", "die", "das", "den", "dem", "ein", "eine", "einen",
                    "einem", "einer", "on", "am", "at", "um", "uhr", "o'clock"})
+# Words that say the same in a line about someone: "a dog named Rex" is "a dog called Rex".
+_SAME_WORD = {"named": "called", "kids": "children", "kid": "child", "gerne": "gern"}
 # Words whose appearance in one line but not the other changes what it says.
 NEGATIONS = frozenset({"not", "no", "never", "n't", "nicht", "kein", "keine", "keinen", "keinem",
                        "nie", "niemals", "longer", "anymore", "quit", "stopped", "former", "ex",
@@ -109,6 +111,7 @@ def normalize(text: str) -> tuple[str, ...]:
             out.extend([w[:-3], "not"])
             continue
         w = _NUMBER_WORDS.get(w, w)
+        w = _SAME_WORD.get(w, w)
         w = spelling(w)
         if w in _DROP:
             continue
@@ -204,7 +207,8 @@ def classify(text: str, timed: when.Timed, claims: list[Claim] | None = None) ->
     # day's episode, however its verb reads — it ages like one, and leaves
     # room in MEMORY.md for the facts that last.
     episode = attribute in EPISODIC and timed.dated and (timed.over or timed.written_past) \
-        and not SINCE.search(text)  # "has had a cat since March": a state, not a day's episode
+        and not SINCE.search(text) and not (LIFE_EVENT.search(text) and not NOT_DONE.search(text))
+    # ("has had a cat since March": a state, not a day's episode; "wird am Freitag 40": a life event)
     if attribute and not timed.currently and not episode:
         return Kind(DURABLE, attribute)
     if episode:

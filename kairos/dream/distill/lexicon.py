@@ -167,7 +167,7 @@ CHANGE = re.compile(
     r"\bnun\b|\bstattdessen\b|\binstead\b|\bsondern\b|\bthese days\b", re.I)
 AGAIN = re.compile(r"\bagain\b|\bwieder\b|\bstarted\b|\bbegan\b|\bangefangen\b|\bbegonnen\b|"
                    r"\bresumed\b|\bback to\b", re.I)
-ADDED = re.compile(r"\balso\b|\btoo\b|\bas well\b|\bauch\b|\bebenfalls\b|\bzusätzlich\b|"
+ADDED = re.compile(r"\balso\b|\btoo\b(?=\s*(?:[.,;!?)]|$))|\bas well\b|\bauch\b|\bebenfalls\b|\bzusätzlich\b|"
                    r"\banother\b|\bnoch ein", re.I)
 MARKERS = frozenset({"now", "new", "newly", "actually", "again", "still", "currently", "jetzt",
                       "inzwischen", "mittlerweile", "neue", "neuer", "neuen", "neues", "neuem",
@@ -205,7 +205,7 @@ ENDING = re.compile(r"\b(?:gave up|give up|gives up|given up|stopped|stops|quit|
 # The subject itself is gone: "Mia's cat died", "Jonas' Katze ist gestorben".
 GONE = re.compile(r"\b(?:died|passed away|was put down|was put to sleep|ran away|was rehomed|"
                    r"was stolen|gestorben|verstorben|eingeschläfert|weggelaufen|gestohlen)\b", re.I)
-KEY_LINE = re.compile(r"^\s*([A-Za-zÄÖÜäöüß][\w /’.-]{0,38}?)\s*:(?!\d)\s*(\S.*)$")
+KEY_LINE = re.compile(r"^\s*([A-Za-zÄÖÜäöüß][\w /’'.-]{0,38}?)\s*:(?!\d)\s*(\S.*)$")
 NUMBER_TOKEN = re.compile(r"^\d+(?:[.,:]\d+)*$")
 PLACEISH = re.compile(r"^[A-ZÄÖÜ]")
 
@@ -221,6 +221,9 @@ CLAUSE_BREAK = re.compile(r";|\s+—\s+|,\s*(?=(?:but|so|sondern|stattdessen|abe
                      r"|\s+(?=(?:but|sondern|stattdessen|instead)\b)"
                      # a sentence's end: "… for lunch. She moved …" (not "Dr. Roth", "2. Februar")
                      r"|,\s*(?=(?:who|which|die|der|welche[rs]?)\s+[a-zäöüß])"  # "her aunt, who moved …"
+                     # a second sentence after a comma: "Oskar is 8, he loves dinosaurs"
+                     r"|,\s*(?=(?:he|she|they|I|we|er|ich|wir)\s+(?!and\b|und\b|or\b|oder\b)[a-zäöüß]"
+                     r"[\w'’]*\s)"
                      r"|(?<=[a-zäöüß]{2})(?<!\bMrs)(?<!\bMs)(?<!\bMr)(?<!\bSt)(?<!\bvs)(?<!\betc)(?<!\bca)"
                      r"(?<!\bbzw)(?<!\busw)(?<!\bProf)(?<!\bNr)(?<!\bStr)[.!?]\s+(?=[A-ZÄÖÜ])"
                      r"|(?<=\d{4})[.!?]\s+(?=[A-ZÄÖÜ])")

@@ -128,13 +128,25 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
     if all(purposes) and purposes[0] != purposes[1]:
         return False
     if older.dated_past and newer.dated_past and not _names_wrong(older, newer) and not (
-            newer.change and older.attribute and older.attribute == newer.attribute and
-            _same_subject(older, newer) and _dates(older) and _dates(older) == _dates(newer)
+            (newer.change or _running_total(older, newer)) and older.attribute and
+            older.attribute == newer.attribute and _same_subject(older, newer) and
+            _dates(older) and _dates(older) == _dates(newer)
     ) and not _moved_on(older, newer, days):
         return False  # two events in history: both stay true (unless one corrects the other:
         # "Actually, Mia ran 12 km on 1 March" — the same day, the same measure)
     same = _same_subject(older, newer)
     owned = _owns(older.owner, newer.subjects)
+    # "can deadlift 100 kg" -> "Ben's deadlift is now 110 kg": the measure named as a noun.
+    measured = {stem(s.split("'s ", 1)[1].split()[-1]) for s in newer.subjects if "'s " in s}
+    if _owns(newer.owner, older.subjects) and measured & older.content and \
+            (newer.attribute or "").startswith("qty:") and \
+            (older.attribute or "").startswith(newer.attribute or "-") and not newer.added:
+        return True
+    # "Sara and Jonas broke up" ends "Sara has a boyfriend called Jonas"; "Omar and Lina
+    # got married" ends "Omar's girlfriend is Lina": the couple, both named, changed.
+    if _COUPLE.search(newer.text) and not older.negated and _a_couple(older) and \
+            len(_people(older) & _people(newer)) >= 2:
+        return True
     # "Mia's cat Luna died" ends "Mia has a cat called Luna" and "Mia's cat is a tabby".
     if newer.negated and _owns(newer.owner, older.subjects) and \
             gone(newer.text) and _overlap(newer.negates, older.content | frozenset(
@@ -180,6 +192,10 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
             _ONE_OFF.search(newer.text) and not _ENDS_FOR_GOOD.search(newer.text))):
         return False  # "didn't play the piano today", "stopped running for two weeks": a pause
     if same and older.attribute and older.attribute == newer.attribute:
+        if older.attribute in ("occupation", "employer", "workplace") and not newer.change and \
+                not newer.negated and _ON_THE_SIDE.search(newer.text) and \
+                not _ON_THE_SIDE.search(older.text):
+            return False  # "works as a barista on weekends" beside "is an engineer at SAP"
         if older.many:
             if older.attribute in ("preference",) or older.attribute.startswith("key:"):
                 if older.negated != newer.negated and set(older.frame) == set(newer.frame):
@@ -244,10 +260,15 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
             newer.verb == older.verb or older.verb in newer.content) and (
             newer.again or newer.change or _overlap(older.content - {older.verb}, n_obj)):
         return True
-    # A switch within one class: "uses an iPhone 12" -> "switched to a Pixel 8".
-    if same and newer.change and older.classes & newer.classes - {"commute", "language"} and \
+    # A switch within one class: "uses an iPhone 12" -> "switched to a Pixel 8"; and back:
+    # "switched to VS Code" -> "is back on Vim".
+    # Of a thing the owner has: "Mia's phone is a Pixel 7" -> "Mia switched to an iPhone 16".
+    things = {s.split("'s ", 1)[1].split()[-1] for s in older.subjects if "'s " in s}
+    theirs = owned and bool(things & older.classes & newer.classes)
+    if (same or theirs) and (newer.change or _BACK.search(newer.text)) and \
+            older.classes & newer.classes - {"commute", "language"} and \
             (older.attribute or "").split(":")[0] in {"uses", "car", "possession", "switched", "",
-                                                      (newer.attribute or "").split(":")[0]}:
+                                                      "kind", (newer.attribute or "").split(":")[0]}:
         return True
     # "drinks oat lattes" -> "switched to flat whites": a switch from what one uses or consumes,
     # unless the two are known to be of different classes.
@@ -258,7 +279,8 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
                 not (older.attribute or "").startswith(("uses-for", "key:")):
             return True
     # Same frame, a new value, and the newer says it changed: "switched to almond milk in her coffee".
-    if same and newer.change and not newer.added and older.attribute not in ("home", "employer") and \
+    if same and newer.change and not newer.added and (
+            older.attribute not in ("home", "employer") or newer.attribute == "switched") and \
             _frame_differs_in_slot(tuple(stem(w) for w in older.value),
                                    tuple(stem(w) for w in newer.value)) and \
             (older.attribute == newer.attribute or newer.attribute in (None, "switched") or
@@ -403,6 +425,17 @@ def gone(text: str) -> bool:
                                           text[:m.start()], re.I)
 
 
+def _running_total(older: Claim, newer: Claim) -> bool:
+    """Two counts so far of one period, in the perfect: "has read 12 books
+    in 2026" then "has read 15 books in 2026" (two runs in March, told in
+    the past, are two events)."""
+    return bool((older.attribute or "").startswith("qty:") and _PERFECT.search(older.text)
+                and _PERFECT.search(newer.text))
+
+
+_PERFECT = re.compile(r"\b(?:has|have|hat|haben)\b(?! to\b)", re.I)
+
+
 def _dates(claim: Claim) -> frozenset[str]:
     """The days a claim names, as written ("1 march 2026")."""
     return frozenset(m.group().lower() for m in _DATE.finditer(claim.text))
@@ -452,6 +485,43 @@ _OWN_VERBS = frozenset({"hav", "have", "own", "us", "use", "driv", "drive", "rid
                         "hab", "be", ""})
 # Attributes whose value is a person, and the words that say two people parted.
 _PEOPLE = frozenset({"spouse", "partner", "boyfriend", "girlfriend", "fiance", "manager", "doctor"})
+# What a couple does that ends how one of them was named to the other.
+_COUPLE = re.compile(r"\b(?:broke up|break up|split up|separated|divorced|got (?:married|engaged)|"
+                     r"married each other|are (?:now )?(?:married|engaged)|getrennt|geschieden|"
+                     r"Schluss gemacht|(?:haben|hat) (?:\w+ )?geheiratet|verlobt|verheiratet)\b", re.I)
+_COUPLE_WORDS = frozenset("""boyfriend girlfriend partner fiance fiancé fiancee fiancée husband wife
+spouse freund freundin partnerin verlobter verlobte ehemann ehefrau mann frau""".split())
+_COUPLE_VERBS = re.compile(r"\b(?:dating|dates|is seeing|going out with|married to|engaged to|"
+                           r"together with|zusammen mit|verheiratet mit|verlobt mit)\b", re.I)
+# Work for part of one's time, beside a main job.
+_ON_THE_SIDE = re.compile(r"\b(?:on|at|over) (?:the )?weekends?\b|\bin the evenings?\b|\bevenings\b|"
+                          r"\bpart[- ]time\b|\bon the side\b|\bside (?:job|gig|hustle)\b|"
+                          r"\bin (?:her|his|their|my) (?:spare|free) time\b|\bnebenbei\b|"
+                          r"\bnebenberuflich\b|\bam wochenende\b|\bwochenends\b|\bteilzeit\b|"
+                          r"\bminijob\b|\bnebenjob\b|\babends\b", re.I)
+_BACK = re.compile(r"\bback (?:on|to)\b|\bzurück (?:zu[mr]?|bei|auf)\b", re.I)
+
+
+def _a_couple(claim: Claim) -> bool:
+    """Whether a claim says who is whose partner: "Omar's girlfriend is
+    Lina", "has a boyfriend called Jonas", "is dating Jonas" (not what the
+    girlfriend does: "Omar's girlfriend Lina is a nurse")."""
+    if (claim.attribute or "") in _COUPLE_WORDS:
+        return True
+    if claim.attribute in (None, "possession", "status") and \
+            _COUPLE_WORDS & {w.lower() for w in claim.value}:
+        return True
+    return bool(_COUPLE_VERBS.search(claim.text))
+
+
+def _people(claim: Claim) -> set[str]:
+    """Who a claim names: its subjects and the names in it, but not an
+    owner named beside them ("Sara's friends Jonas and Lea got married":
+    her friends did)."""
+    out = {s for s in claim.subjects if " " not in s and "'" not in s}
+    return out | {w.lower() for w in re.findall(r"\b[A-ZÄÖÜ][\w-]+\b(?!['’]s?\b)", claim.text)}
+
+
 _PARTED = re.compile(r"\b(?:broke up|break up|split|separated|divorced|left|dumped|no longer|ex-|"
                      r"anymore|any more|not .* any longer|getrennt|geschieden|schluss|verlassen|"
                      r"nicht mehr)\b", re.I)

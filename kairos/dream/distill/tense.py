@@ -207,6 +207,11 @@ def _past_of(word: str) -> str:
     return base + "ed"
 
 
+# What a time put first holds before the verb: articles and prepositions.
+_BEFORE_THE_VERB_DE = frozenset("""der die das dem den des vom von zum zur im in am an auf bis ab
+seit für mit nach bei um über""".split())
+
+
 def _past_de(text: str, a: int, b: int) -> str | None:
     tokens = list(_TOKEN.finditer(text, a, b))
     words = [t.group(0) for t in tokens]
@@ -215,6 +220,8 @@ def _past_de(text: str, a: int, b: int) -> str | None:
         if i == 0 or not w[0].islower():
             continue
         if w in ("und", "nicht", "kein", "keine", "auch", "noch", "schon", "jetzt", "gern", "gerne"):
+            continue
+        if w in _BEFORE_THE_VERB_DE:  # "In der Woche vom 8. Juni ist Anna …": the verb comes after
             continue
         if w in ("war", "waren", "hatte", "hatten", "wurde", "wurden"):
             return None

@@ -442,7 +442,9 @@ _DAY_SPAN = re.compile(rf"s? ?(?:to|till|until|through|-|–) ?(?:{_WD_EN})s?\b(
 _DAY_SPAN_END = re.compile(rf"\b(?:{_WD_EN})s? ?(?:to|till|until|through|-|–) ?$")
 
 
-@R.add(rf"\b(?:(next|this coming|this|last|on) )?({_WD_EN})\b(?!,? ?\d)")
+# Not a weekday before its date ("Sunday, 3 May", "Friday 13th"): a clock time may follow
+# ("on Sunday, 3:55").  "On Friday" begins a sentence as "on Friday" does.
+@R.add(rf"\b(?:((?i:next|this coming|this|last|on)) )?({_WD_EN})\b(?!,? ?\d{{1,2}}(?:st|nd|rd|th)?\b(?!:))")
 def _weekday(m: re.Match[str], d: date, past: bool) -> Mention | None:
     which = (m.group(1) or "").lower()
     target = WEEKDAYS_EN.index(m.group(2))
@@ -530,23 +532,27 @@ def _ago(m: re.Match[str], d: date, past: bool) -> Mention:
     return _week(m, _monday(d - timedelta(days=7 * n)), "en")
 
 
-# German relative days.
-@R.add(r"\bübermorgen\b" + _PART_DE)
+# German relative days.  Capitalised only where a sentence begins: "Morgen fliegt
+# Ben nach Oslo" is tomorrow, "jeden Morgen" and "am Morgen" a morning.
+_STARTS = r"(?:^|(?<=[.!?] ))"
+
+
+@R.add(r"(?:\bübermorgen|" + _STARTS + r"Übermorgen)\b" + _PART_DE)
 def _uebermorgen(m: re.Match[str], d: date, past: bool) -> Mention:
     return _day(m, d + timedelta(days=2), "de", part=m.group(1))
 
 
-@R.add(r"\bvorgestern\b" + _PART_DE)
+@R.add(r"(?:\bvorgestern|" + _STARTS + r"Vorgestern)\b" + _PART_DE)
 def _vorgestern(m: re.Match[str], d: date, past: bool) -> Mention:
     return _day(m, d - timedelta(days=2), "de", part=m.group(1))
 
 
-@R.add(r"\bmorgen\b" + _PART_DE)
+@R.add(r"(?:\bmorgen|" + _STARTS + r"Morgen)\b" + _PART_DE)
 def _morgen(m: re.Match[str], d: date, past: bool) -> Mention | None:
     return _day(m, d + timedelta(days=1), "de", part=m.group(1))
 
 
-@R.add(r"\bgestern\b" + _PART_DE)
+@R.add(r"(?:\bgestern|" + _STARTS + r"Gestern)\b" + _PART_DE)
 def _gestern(m: re.Match[str], d: date, past: bool) -> Mention:
     return _day(m, d - timedelta(days=1), "de", part=m.group(1))
 
@@ -574,7 +580,7 @@ def _naechste(m: re.Match[str], d: date, past: bool) -> Mention:
                    "de", f"im Jahr {d.year + n}")
 
 
-@R.add(rf"\b(?:(am|ab|auf|nächsten|kommenden|diesen|letzten) )({_WD_DE})\b")
+@R.add(rf"\b(?:((?i:am|ab|auf|nächsten|kommenden|diesen|letzten)) )({_WD_DE})\b")
 def _wochentag(m: re.Match[str], d: date, past: bool) -> Mention:
     which = m.group(1).lower()
     if which == "auf":  # "auf Freitag verschoben": the coming one, a target
@@ -781,7 +787,7 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
                 words = words.split(" ", 1)[1]
             if re.search(r"\b(?:in|im)$", before) and words.split(" ", 1)[0] in ("in", "im"):
                 words = words.split(" ", 1)[1]
-            if mention.start == 0:
+            if mention.start == 0 or _SENTENCE_END.search(text, 0, mention.start):
                 words = words[0].upper() + words[1:]  # "Next weekend …" -> "On the weekend of …"
             out.append(words)
         else:
@@ -813,6 +819,9 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
                  frozenset(dates))
 
 
+# A sentence ended just before: "… nuts. Next week she is …" keeps its capital.
+_SENTENCE_END = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<!\bvs)(?<!\betc)"
+                           r"(?<!\bca)(?<!\bbzw)(?<!\busw)(?<!\bProf)(?<!\d)[.!?]\s+$")
 _MOVED_BEFORE = re.compile(r"\b(?:postpone[sd]?|pushed(?: back)?|moved|delayed|rescheduled|put off|"
                            r"shifted|changed|brought forward)\b[^.;]*$", re.I)
 _SINCE_BEFORE = re.compile(r"\b(?:since|seit)\s*(?:the\s+|dem\s+)?$", re.I)

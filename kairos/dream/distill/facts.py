@@ -116,7 +116,20 @@ def normalize(text: str) -> tuple[str, ...]:
         if w in _DROP:
             continue
         out.append(w)
-    return tuple(out)
+    return _named(tuple(out))
+
+
+def _named(t: tuple[str, ...]) -> tuple[str, ...]:
+    """One wording of who is whose: "Ben's dog is called Rex", "Ben has a
+    dog called Rex", "Ben's dog: Rex" and "Rex is Ben's dog" all read ("ben",
+    "has", "dog", "called", "rex").  Only a line that says nothing else."""
+    if len(t) == 3 and t[0].endswith("'s"):
+        return (t[0][:-2], "has", t[1], "called", t[2])  # Ben's dog: Rex
+    if len(t) in (4, 5) and t[0].endswith("'s") and t[2] == "is" and (len(t) == 4 or t[3] == "called"):
+        return (t[0][:-2], "has", t[1], "called", t[-1])  # Ben's dog is (called) Rex
+    if len(t) == 4 and t[1] == "is" and t[2].endswith("'s"):
+        return (t[2][:-2], "has", t[3], "called", t[0])  # Rex is Ben's dog
+    return t
 
 
 def _subsequence(small: tuple[str, ...], big: tuple[str, ...]) -> list[str] | None:

@@ -672,11 +672,14 @@ def test_plans_events_counts_and_corrections(older: str, newer: str, expect: str
 
 def test_a_line_that_also_says_what_the_newer_does_not_replace_stays() -> None:
     """Mia's age and school on one line: a new school must not take her age
-    with the old school (a durable fact lost); the line stays."""
+    with the old school (a durable fact lost); what stays is her age."""
     settings = Settings(at("2026-04-01T02:00Z"), when.zone(None))
     units = [unit(1, "Lena's daughter Mia is 7 and goes to the Lenau-Grundschule.", "2026-03-02T08:00Z"),
              unit(2, "Mia started at the Schule am Altonaer Park on 30 March 2026.", "2026-03-30T08:00Z")]
-    assert lines(derive(units, {}, settings).files) == [t.text for t in units]
+    plan = derive(units, {"MEMORY.md": [(units[0].text, ("e1",))]}, settings)
+    assert lines(plan.files) == ["Lena's daughter Mia is 7.", units[1].text]
+    assert plan.files["MEMORY.md"][0][1] == ["e1"]  # it cites the write it came from
+    assert [(d["kind"], d["by"]) for d in plan.dropped] == [("superseded", units[1].text)]
     single = [unit(1, "Mia goes to the Lenau-Grundschule.", "2026-03-02T08:00Z"), units[1]]
     assert lines(derive(single, {}, settings).files) == [units[1].text]
 

@@ -83,6 +83,9 @@ class Fact:
     norm: tuple[str, ...]
     instruction: str | None
     superseded_by: Fact | None = None
+    # Of a line of several facts, which claims (by number) newer lines replaced, and by which.
+    replaced: dict[int, Fact] = field(default_factory=dict)
+    remainder: Fact | None = None  # what stays of it when some of its facts were replaced
     pending: bool = False  # an update whose date has not come
     members: list[Unit] = field(default_factory=list)
 
@@ -230,11 +233,13 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                 continue
             days = (_first_day(older), _first_day(newer))
             replaced = [any(slots.decide(o, n, days) for n in newer.claims) for o in older.claims]
-            # A line that also says what the newer does not replace stays:
-            # "Mia is 7 and goes to the Lenau-Grundschule" keeps her age when
-            # she changes school (a missed update, not a lost fact).
-            if any(replaced) and all(r or not _says(o) for r, o in zip(replaced, older.claims,
-                                                                        strict=True)):
+            if not any(replaced):
+                continue
+            older.replaced.update({k: newer for k, r in enumerate(replaced) if r})
+            # A line that also says what the newer does not replace is not
+            # replaced whole: "Mia is 7 and goes to the Lenau-Grundschule" keeps
+            # her age when she changes school (see _remainders).
+            if all(k in older.replaced or not _says(o) for k, o in enumerate(older.claims)):
                 older.superseded_by = newer
     for f in ordered:  # chains: what replaced it is what is live now
         seen = set()
@@ -245,6 +250,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             if slots.cancels(after.unit.text) and not slots.cancels(f.superseded_by.unit.text):
                 # What replaced it was called off ("is moving to Hamburg on 1 March",
                 # then "cancelled the move"): it stands, not the cancellation.
+                called_off = f.superseded_by
+                f.replaced = {k: n for k, n in f.replaced.items() if n is not called_off}
                 f.superseded_by = None
                 break
             f.superseded_by = after
@@ -266,6 +273,64 @@ def _unmarked(text: str) -> str:
 def _first_day(fact: Fact) -> date | None:
     """The first day a fact's line names, resolved (None: it names none)."""
     return min((m.first for m in fact.timed.mentions), default=None)
+
+
+def _remainders(live: list[Fact], settings: Settings) -> list[Fact]:
+    """What stays of lines of several facts when newer lines replaced some of
+    them: "Lukas wohnt in Dortmund und arbeitet bei thyssenkrupp", then "Lukas
+    ist nach Düsseldorf gezogen", leaves "Lukas arbeitet bei thyssenkrupp."
+    (citing the same write), and the line is *superseded* by the move.  Only
+    where the words of what stays can be said alone: a clause that shares the
+    line's subject by name ("… und arbeitet bei …") or names its own; one that
+    begins with a pronoun ("…; they met at university") keeps the whole line
+    (a missed update, never a lost fact)."""
+    out = []
+    for f in live:
+        if f.superseded_by is not None or not f.replaced or f.unit.opaque:
+            continue
+        kept = [c for k, c in enumerate(f.claims) if k not in f.replaced and _says(c)]
+        text = _said_alone(f.unit.text, kept, settings.names)
+        if text is None:
+            continue
+        f.remainder = read(Unit(f.unit.key, text, f.unit.sources, f.unit.home, f.unit.written,
+                                f.unit.order), settings)
+        f.remainder.members = [Unit(u.key, text, u.sources, u.home, u.written, u.order)
+                               for u in f.members or [f.unit]]
+        by = max(f.replaced.values(), key=lambda n: (n.unit.written, n.unit.order))
+        while by.superseded_by is not None and by.superseded_by is not by:
+            by = by.superseded_by  # replaced in turn: what is live now
+        f.superseded_by = by
+        out.append(f.remainder)
+    return out
+
+
+_LEADING_NAME = re.compile(r"^\s*([A-ZÄÖÜ][\w-]+|I|Ich)\s+[a-zäöüß]")
+_PRONOUNS = frozenset("i we he she they it you ich wir er sie es ihr man".split())
+
+
+def _said_alone(line: str, kept: list[slots.Claim], names: frozenset[str]) -> str | None:
+    """The kept claims as sentences of their own, or None when one cannot
+    stand alone.  ``names``: the user's (a claim about them is about "@user")."""
+    if not kept:
+        return None
+    lead = _LEADING_NAME.match(line)
+    parts = []
+    for c in kept:
+        words = c.text.strip(" ,.;").split()
+        if not words or words[0].lower() in _PRONOUNS and words[0] not in ("I", "Ich"):
+            return None
+        if words[0][0].islower():  # the line's subject, said once before "und …"
+            who = lead.group(1) if lead else ""
+            if not (who.lower() in c.subjects or "@user" in c.subjects and (
+                    who in ("I", "Ich") or who.lower() in names)):
+                return None
+            words = [lead.group(1), *words]
+        sentence = " ".join(words)
+        if sentence.lower() not in line.lower():
+            if not all(w.lower() in line.lower() for w in words):
+                return None  # a clause the reading rewrote ("I have" for "I've")
+        parts.append(sentence[0].upper() + sentence[1:])
+    return ". ".join(parts) + "."
 
 
 def _says(claim: slots.Claim) -> bool:
@@ -385,6 +450,7 @@ def derive(units: list[Unit], current: dict[str, list[tuple[str, tuple[str, ...]
     instructions = [f for f in read_facts if f.instruction]
     live = [f for f in read_facts if not f.instruction]
     _supersede(live, settings)
+    live += _remainders(live, settings)
     superseded = [f for f in live if f.superseded_by is not None]
     live = [f for f in live if f.superseded_by is None]
     groups = _merge(live)
@@ -551,11 +617,14 @@ def _dropped(current: dict[str, list[tuple[str, tuple[str, ...]]]],
             for s in sources:
                 where.setdefault(s, []).append((name, text))
     fates: dict[str, dict[str, Any]] = {}
+    partly: set[str] = set()  # sources of lines of which a remainder stays
     for f in superseded:
         by = f.superseded_by
         assert by is not None
         for s in f.sources:
             fates[s] = {"kind": "superseded", "reason": f"superseded by: {by.text}", "by": by.text}
+        if f.remainder is not None:
+            partly.update(f.sources)
     for f in instructions:
         for s in f.sources:
             fates[s] = {"kind": "instruction", "reason": "instruction: " + str(f.instruction)}
@@ -571,6 +640,9 @@ def _dropped(current: dict[str, list[tuple[str, tuple[str, ...]]]],
             lost = [s for s in sources if s not in where]
             if lost and lost[0] in fates:
                 entry.update(fates[lost[0]])
+            elif partly & set(sources) and text not in {t for t, _ in out.get(name, [])}:
+                # what stays of it is another line now: the rest was superseded
+                entry.update(fates[next(s for s in sources if s in partly)])
             elif homes and all(h[0] == name for h in homes):
                 continue  # rewritten in place (time, wording, a new source)
             elif homes:

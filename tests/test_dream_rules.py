@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kairos.dream.distill import facts, faithful, slots, when
+from kairos.dream.distill import facts, faithful, slots, tense, when
 from kairos.dream.distill.derive import Settings, Unit, derive, read_all
 
 DATA = Path(__file__).resolve().parent / "data" / "dream"
@@ -1305,3 +1305,77 @@ def test_a_count_so_far_of_this_year_replaces_the_last_one() -> None:
                                       ("Ben's dog is called Rex.", "Ben walks his dog Rex every morning.")])
 def test_who_is_whose_said_another_way_is_still_another_fact(a: str, b: str) -> None:
     assert not facts.same_fact(facts.normalize(a), facts.normalize(b))
+
+
+# -- a tenth pass: a second blind set ---------------------------------------------------------------
+@pytest.mark.parametrize(("text", "written", "expected"), [
+    # a told past that points ahead: the nearer of the last and the next date
+    ("Ana got promoted to Staff Engineer, effective 1 July.", "2026-06-20T10:00Z",
+     "Ana got promoted to Staff Engineer, effective 1 July 2026."),
+    ("Ana got promoted, effective 1 March.", "2026-06-20T10:00Z",
+     "Ana got promoted, effective 1 March 2026."),
+    ("Ana booked flights for 3 August.", "2026-06-20T10:00Z", "Ana booked flights for 3 August 2026."),
+    ("Ana got the job, she starts on 1 July.", "2026-06-20T10:00Z",
+     "Ana got the job, she starts on 1 July 2026."),
+    ("Ana started running in March.", "2026-06-20T10:00Z", "Ana started running in March 2026."),
+    # a terse note's weekday with its clock time; not a habit in a sentence
+    ("dentist Tue 3pm", "2026-06-17T10:00Z", "dentist on 23 June 2026 3pm"),
+    ("call Fri 14:00", "2026-06-17T10:00Z", "call on 19 June 2026 14:00"),
+    ("Mia works Monday 9am to 5pm.", "2026-06-17T10:00Z", "Mia works Monday 9am to 5pm."),
+    ("Friday evening plans with Tom", "2026-06-17T10:00Z", "Friday evening plans with Tom"),
+    # "end of the month" without "the"
+    ("Ana hands in the report by end of the month.", "2026-06-17T10:00Z",
+     "Ana hands in the report by the end of June 2026."),
+])
+def test_a_tenth_pass_of_time_words(text: str, written: str, expected: str) -> None:
+    """A second blind set: "got promoted, effective 1 July" (written in June)
+    was dated 1 July 2025 — an invented year in MEMORY.md; terse weekdays
+    and "by end of the month" were never resolved."""
+    assert when.resolve(text, at(written), at(written), when.zone("Europe/Berlin")).text == expected
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Phone: Pixel 7", "Max got an iPhone 16, switched from the Pixel."),
+    ("Phone: Pixel 7", "Phone: iPhone 16"),
+    ("Address: Lindenstraße 12, 04109 Leipzig",
+     "New address: Karl-Heine-Str. 88, Wohnung 4B, 04229 Leipzig"),
+    ("Adresse: Lindenstraße 12, Leipzig", "Neue Adresse: Karl-Heine-Str. 88, Leipzig"),
+])
+def test_a_key_line_is_updated_by_a_new_key_or_a_sentence(older: str, newer: str) -> None:
+    assert slots.is_update(older, newer, frozenset({"max"})) == "update"
+
+
+def test_a_phone_number_is_not_the_phone_one_uses() -> None:
+    assert slots.is_update("Phone: +49 170 1234567", "Max got an iPhone 16.", frozenset({"max"})) \
+        == "coexist"
+
+
+@pytest.mark.parametrize(("a", "b"), [("my daughters name is Ella", "My daughter's name is Ella."),
+                                      ("I'm left-handed", "i'm left handed btw")])
+def test_a_missing_apostrophe_a_hyphen_or_a_filler_word_is_the_same_fact(a: str, b: str) -> None:
+    assert facts.same_fact(facts.normalize(a), facts.normalize(b))
+    # and the guard that counts lost facts reads them alike: a merge is no loss
+    assert faithful.supports(a, b) and faithful.supports(b, a)
+
+
+def test_a_terse_note_with_a_short_weekday_still_says_its_write() -> None:
+    """The loss guard read "Tue" as a name the dated line had lost, and
+    refused every dream after the appointment was resolved."""
+    src = "dentist Tue 3pm"
+    written, now = at("2026-04-08T10:00Z"), at("2026-04-20T02:00Z")
+    line = when.resolve(src, written, now, when.zone("Europe/Berlin")).text
+    assert line == "dentist on 14 April 2026 3pm"
+    assert faithful.supports(line, src, written=written, now=now, tz=when.zone("Europe/Berlin"))
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("flying to Lisbon on 12 June 2026 for five days", "flew to Lisbon on 12 June 2026 for five days"),
+    ("Flying to Oslo on 3 May.", "Flew to Oslo on 3 May."),
+    ("meeting Tom on 3 May", "met Tom on 3 May"),
+    ("Mia is flying to Oslo on 3 May.", "Mia flew to Oslo on 3 May."),
+    ("Wedding of Anna on 3 May", "Wedding of Anna on 3 May"),
+])
+def test_a_note_without_its_subject_takes_the_past_and_may_is_a_month(text: str, expected: str) -> None:
+    """A second blind set: a trip written as a note ("flying to Lisbon …")
+    stayed in the present after it; "3 May" read "May" as a verb."""
+    assert tense.past_tense(text, "en") == expected

@@ -616,7 +616,13 @@ def _referent(body: str, previous: _Clause | None, main: str | None, german: boo
 
 def _key_claim(key: str, value: str, aliases: set[str]) -> Claim:
     k = " ".join(spelling(w.lower()) for w in words(key))
+    # "New address: …" is the address, changed.
+    renewed = re.match(r"(?:new|current|neue[rs]?|aktuelle[rs]?|jetzige[rs]?) (.+)$", k)
+    if renewed:
+        k = renewed.group(1)
     attr = ATTRIBUTE_NOUNS.get(k) or KEY_ATTRIBUTES.get(k)
+    if attr == "phone number" and len(re.findall(r"\d", value)) < 5:
+        attr = "uses:phone"  # "Phone: Pixel 7" is the phone one uses, not its number
     singular = k[:-1] if k.endswith("s") and not k.endswith("ss") else k
     many = k in MANY_KEYS or singular in MANY_KEYS or (attr is None and k.endswith("s") and not
                                                        k.endswith("ss") and singular not in
@@ -629,7 +635,7 @@ def _key_claim(key: str, value: str, aliases: set[str]) -> Claim:
     low = value.lower()
     return Claim(frozenset({"@user"}), None, attr or f"key:{singular}", tuple(value_toks), "",
                  frozenset(stem(w) for w in value_toks), negated=bool(NEG_PHRASES.search(low)),
-                 change=bool(CHANGE.search(low)), many=many and attr is None,
+                 change=bool(CHANGE.search(low)) or bool(renewed), many=many and attr is None,
                  frame=tuple(stem(w) for w in value_toks),
                  classes=frozenset(_classes(low, [w.lower() for w in words(value)])), text=value)
 

@@ -321,14 +321,13 @@ def _said_alone(line: str, kept: list[slots.Claim], names: frozenset[str]) -> st
             return None
         if words[0][0].islower():  # the line's subject, said once before "und …"
             who = lead.group(1) if lead else ""
-            if not (who.lower() in c.subjects or "@user" in c.subjects and (
+            if not who or not (who.lower() in c.subjects or "@user" in c.subjects and (
                     who in ("I", "Ich") or who.lower() in names)):
                 return None
-            words = [lead.group(1), *words]
+            words = [who, *words]
         sentence = " ".join(words)
-        if sentence.lower() not in line.lower():
-            if not all(w.lower() in line.lower() for w in words):
-                return None  # a clause the reading rewrote ("I have" for "I've")
+        if not all(w.lower() in line.lower() for w in words):
+            return None  # a clause the reading rewrote ("I have" for "I've")
         parts.append(sentence[0].upper() + sentence[1:])
     return ". ".join(parts) + "."
 

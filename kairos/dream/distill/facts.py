@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from kairos.dream.distill import when
 from kairos.dream.distill.slots import Claim, claims_of, durable_attribute
-from kairos.dream.distill.words import STOP, UNITS, spelling, strip_accents, words
+from kairos.dream.distill.words import FILLER, STOP, UNITS, spelling, strip_accents, words
 
 DURABLE, TIME_BOUND, NOTE = "durable", "time-bound", "note"
 
@@ -113,10 +113,14 @@ def normalize(text: str) -> tuple[str, ...]:
         w = _NUMBER_WORDS.get(w, w)
         w = _SAME_WORD.get(w, w)
         w = spelling(w)
-        if w in _DROP:
+        if w in _DROP or w in FILLER:
+            continue
+        if "-" in w.strip("-") and not any(c.isdigit() for c in w):
+            out.extend(p for p in w.split("-") if p)  # "left-handed" is "left handed"
             continue
         out.append(w)
-    return _named(tuple(out))
+    # "my daughters name is Ella" is "My daughter's name is Ella."
+    return tuple(w.replace("'", "") for w in _named(tuple(out)))
 
 
 def _named(t: tuple[str, ...]) -> tuple[str, ...]:

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from kairos.dream.distill import when
 from kairos.dream.distill.lexicon import CORRECTION
-from kairos.dream.distill.words import NUMBER, STOP, spelling, stem, strip_accents, words
+from kairos.dream.distill.words import FILLER, NUMBER, STOP, spelling, stem, strip_accents, words
 
 # Narrow on purpose: a user's own wish ("IMPORTANT: Mia is allergic to nuts", "always
 # answer in German") is a fact to keep; what overrides the model's rules or sends data
@@ -127,12 +127,15 @@ _SENTENCE_START = frozenset({"she", "he", "they", "it", "we", "i", "her", "his",
 def _content(text: str) -> tuple[str, ...]:
     out = []
     for tok in words(ADDRESS.sub(" ", text)):
-        low = tok.lower()
-        if low in STOP or NUMBER.fullmatch(low) or len(low) < 3 or any(c.isdigit() for c in low):
-            continue
-        s = stem(spelling(strip_accents(low)))
-        out.append(_SYNONYMS.get(s, s))
+        # "left-handed" is "left handed" (as duplicates are compared: facts.normalize)
+        for low in tok.lower().split("-") if not any(c.isdigit() for c in tok) else [tok.lower()]:
+            if low in STOP or low in FILLER or NUMBER.fullmatch(low) or len(low) < 3 or \
+                    any(c.isdigit() for c in low):
+                continue
+            s = stem(spelling(strip_accents(low)))
+            out.append(_SYNONYMS.get(s, s))
     return tuple(out)
+
 
 
 def _allowed(sources: Iterable[Source], now: datetime, tz: tzinfo) -> tuple[dict[str, set[str]], set[str]]:
@@ -255,7 +258,8 @@ def _supports(line: str, fact: str, absolute: str) -> bool:
 
 
 _MONTHS_DAYS = frozenset(strip_accents(w.lower()) for w in when.MONTHS_EN + when.MONTHS_DE
-                         + when.WEEKDAYS_EN + when.WEEKDAYS_DE)
+                         + when.WEEKDAYS_EN + when.WEEKDAYS_DE) | frozenset(
+    "mon tue tues wed thu thur thurs fri sat sun".split())
 _TIME_WORDS = re.compile(r"\b(?:tomorrow|today|tonight|yesterday|next|this|last|week|month|year|"
                          r"morgen|heute|übermorgen|gestern|vorgestern|nächste\w*|diese\w*|letzte\w*|"
                          r"woche|monat|monats|jahr|jahres|anfang|mitte|ende|end|night)\b", re.I)

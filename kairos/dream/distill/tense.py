@@ -24,6 +24,8 @@ _PARTICIPLE_DE = re.compile(r"^\w{0,7}ge\w{2,}(?:t|en)$|^\w{3,}iert$")
 _CLAUSE = re.compile(r"[;:!?()]|(?<!\d)\.\s|(?<=\d)\.\s(?!(?:Januar|Februar|März|April|Mai|"
                      r"Juni|Juli|August|September|Oktober|November|Dezember)\b)|\.$|"
                      r",\s+(?:but|and|sondern|aber|und|so)\b"
+                     # a second sentence after a comma: "got the job, she starts on 1 July"
+                     r"|,\s+(?=(?:he|she|they|I|we|er|ich|wir)\s+[a-zäöüß])"
                      r"|\s+(?:but|sondern)\s")
 _AND = re.compile(r"\s+(?=(?:and|und)\s+([\w'’-]+))", re.IGNORECASE)
 _TOKEN = re.compile(r"[\w'’-]+")
@@ -70,6 +72,8 @@ def _finite_en(tokens: list[re.Match[str]], subject: bool = True) -> int | None:
         w = t.group(0).lower().replace("’", "'")
         if i == 0 and subject and w not in ("i", "we", "they", "he", "she", "you"):
             continue
+        if w == "may" and t.group(0)[0] == "M" and i > 0:
+            continue  # the month: "on 3 May"
         if w in _AUX_EN:
             return i
         if i + 1 < len(tokens) and tokens[i + 1].group(0).lower() in _AUX_EN:
@@ -98,6 +102,12 @@ def _past_en(text: str, a: int, b: int) -> str | None:
     tokens = list(_TOKEN.finditer(text, a, b))
     i = _finite_en(tokens, subject=not _after_parenthesis(text, a))
     if i is None:
+        # A note without its subject: "flying to Lisbon on 12 June" -> "flew to Lisbon …"
+        first = tokens[0].group(0) if tokens else ""
+        if first.lower().endswith("ing") and first.lower() in EN_VERB_FORMS:
+            then = _past_of(first.lower())
+            return text[:tokens[0].start()] + (then.capitalize() if first[0].isupper() else then) + \
+                text[tokens[0].end():]
         return None
     if i >= 2 and tokens[i - 1].group(0).lower() == "to":
         # "hopes to start": the verb before "to" is the finite one.
@@ -238,6 +248,11 @@ def _past_de(text: str, a: int, b: int) -> str | None:
             return text[:t.start()] + w[:-2] + "ten" + text[t.end():]
         return None
     return None
+
+
+def has_finite_verb(text: str) -> bool:
+    """Whether an English line has a finite verb ("dentist Tue 3pm" has none)."""
+    return _finite_en(list(_TOKEN.finditer(text))) is not None
 
 
 def clause_past(text: str, a: int, b: int, lang: str) -> bool:

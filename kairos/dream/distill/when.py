@@ -43,7 +43,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from kairos.dream.distill.lexicon import CANCELLED
-from kairos.dream.distill.tense import clause_of, clause_past, past_tense
+from kairos.dream.distill.tense import clause_of, clause_past, has_finite_verb, past_tense
 from kairos.dream.distill.words import is_german
 
 MONTHS_EN = list(calendar.month_name)[1:]
@@ -134,7 +134,8 @@ QUOTED = re.compile(r"(?<![\w])'[^']{2,80}'(?![\w])|\"[^\"]{2,80}\"|“[^”]{2,
 
 # A cheap first look: a line none of whose words could name a time has no mentions.
 MAYBE_TIME = re.compile(
-    rf"\b(?:{_M_ANY}|{_WD_EN}|{_WD_DE}|{'|'.join(_ABBR_EN)})\b|\d{{4}}-\d\d|\d{{1,2}}\.\d{{1,2}}\."
+    rf"\b(?:{_M_ANY}|{_WD_EN}|{_WD_DE}|{'|'.join(_ABBR_EN)}|Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b"
+    r"|\d{4}-\d\d|\d{1,2}\.\d{1,2}\."
     r"|\b(?:today|tonight|tomorrow|yesterday|next|this|last|ago|in (?:\d+|a|an|one|two|three|four|"
     r"five|six|seven|eight|nine|ten|eleven|twelve) (?:days?|weeks?|fortnights?|months?)|"
     r"the \d{1,2}(?:st|nd|rd|th)|weekend|wochenende|heute|morgen|übermorgen|"
@@ -376,9 +377,10 @@ def _month_year(m: re.Match[str], d: date, past: bool) -> Mention | None:
 # English relative days.
 # "at the end of the month", "by the end of next week", "Ende des Monats",
 # "Ende nächster Woche": the month, week or year it points to, by name.
-@R.add(r"\b((?:at |by )?the end of) (the|this|next|last) (month|week|year)\b", re.I)
+@R.add(r"\b((?:at |by )?(?:the )?end of) (the|this|next|last) (month|week|year)\b", re.I)
 def _end_of(m: re.Match[str], d: date, past: bool) -> Mention:
-    return _end_of_unit(m, d, m.group(1), m.group(2).lower(), m.group(3).lower(), "en")
+    prep = m.group(1) if " the " in f" {m.group(1)} " else m.group(1).replace("end of", "the end of")
+    return _end_of_unit(m, d, prep, m.group(2).lower(), m.group(3).lower(), "en")
 
 
 @R.add(r"\b((?:bis )?(?:Anfang|Mitte|Ende)) (?:des |der )?(diese[sr]?|nächste[nr]?|kommende[nr]?|"
@@ -466,6 +468,20 @@ def _weekday(m: re.Match[str], d: date, past: bool) -> Mention | None:
     prep = which == "on" or not (re.search(r"\b(?:by|until|till|from|since|before|after|to)$", before)
                                  or TARGET.search(m.string[:m.start()]))
     return _day(m, day, "en", prep=prep)
+
+
+# A terse note's day: "dentist Tue 3pm", "call Friday 14:00" — a weekday with its clock
+# time, in a line without a verb, names the coming one (a bare weekday alone does not:
+# "Friday evening plans"; nor one in a sentence: "works Monday 9am to 5pm").
+@R.add(r"\b(Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun|" + _WD_EN + r")\.?"
+       r"(?= (?:at )?\d{1,2}(?::\d\d)? ?(?:am|pm|h)\b| (?:at )?\d{1,2}:\d\d\b)")
+def _weekday_at(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    if has_finite_verb(m.string):
+        return None  # "works Monday 9am to 5pm": a week's habit, not one day
+    name = m.group(1).lower()
+    target = next(i for i, w in enumerate(WEEKDAYS_EN) if w.lower().startswith(name[:3]))
+    day = _weekday_back(d, target) if past else _weekday_ahead(d, target)
+    return _day(m, day, "en")
 
 
 @R.add(r"\b(next|this|last) (week|month|year|weekend)\b", re.I)
@@ -738,6 +754,12 @@ def find(text: str, written_day: date) -> list[Mention]:
                     and not CANCELLED.search(text, a, b)) \
                 or bool(_SINCE_BEFORE.search(text[:m.start()]))  # "seit dem 2. Februar": behind
             mention = finder(m, written_day, past)
+            if past and mention is not None and _AHEAD_BEFORE.search(text, 0, m.start()):
+                # "got promoted, effective 1 July" (written in June): the nearer of the two
+                ahead = finder(m, written_day, False)
+                if ahead is not None and abs((ahead.first - written_day).days) < \
+                        abs((mention.first - written_day).days):
+                    mention = ahead
             if mention is not None:
                 found.append(mention)
     return sorted(found, key=lambda f: f.start)
@@ -819,6 +841,10 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
                  frozenset(dates))
 
 
+# What a told past may point ahead with: "got promoted, effective 1 July", "booked
+# flights for 3 August": the date is the nearer of the last and the next.
+_AHEAD_BEFORE = re.compile(r"\b(?:effective|starting|for|due|wirksam|gültig ab|für|zum)\s+"
+                           r"(?:(?:on|from|the|am|den|dem)\s+)?$", re.I)
 # A sentence ended just before: "… nuts. Next week she is …" keeps its capital.
 _SENTENCE_END = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<!\bvs)(?<!\betc)"
                            r"(?<!\bca)(?<!\bbzw)(?<!\busw)(?<!\bProf)(?<!\d)[.!?]\s+$")

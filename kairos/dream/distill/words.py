@@ -36,6 +36,8 @@ auch nur sehr jetzt inzwischen mittlerweile nun wieder er sie es wir ihr ich du 
 ihm ihn ihre ihren seine seinen sein mein meine meinen dein unser euer man dass ob wenn weil
 """.split())
 STOP = STOP_EN | STOP_DE
+# Words a note is said with that say nothing of the fact ("i'm left handed btw").
+FILLER = frozenset({"btw", "fyi", "ugh", "lol", "haha", "tbh", "imo", "fwiw", "übrigens", "ubrigens"})
 
 # -- spelling ---------------------------------------------------------------------------------
 # British and American spellings and vocabulary of one thing: compared as the same word.

@@ -1379,3 +1379,22 @@ def test_a_note_without_its_subject_takes_the_past_and_may_is_a_month(text: str,
     """A second blind set: a trip written as a note ("flying to Lisbon …")
     stayed in the present after it; "3 May" read "May" as a verb."""
     assert tense.past_tense(text, "en") == expected
+
+
+@pytest.mark.parametrize(("older", "newer", "expect"), [
+    ("I take metformin 500 mg twice a day.", "My doctor raised the metformin to 1000 mg twice a day.",
+     "update"),
+    ("I take metformin 500 mg twice a day.", "I also take vitamin D 1000 IU.", "coexist"),
+    ("I take metformin 500 mg twice a day.", "My doctor raised my blood pressure pill to 10 mg.",
+     "coexist"),
+    ("Lena commutes by S-Bahn, about 40 minutes each way.", "Lena now cycles to work.", "update"),
+    ("Lena commutes by S-Bahn.", "Lena now cycles to the gym on Sundays.", "coexist"),
+    ("Omar's father lives in Tangier.", "Omar's father has moved in with him.", "update"),
+    ("Omar's father lives in Tangier.", "Omar moved in with his girlfriend.", "coexist"),
+    ("Omar's father lives in Tangier.", "Omar's father might move in with him.", "coexist"),
+    ("Kim is reading 'Piranesi'.", "Kim finished 'Piranesi', now reading 'Babel'.", "update"),
+])
+def test_a_tenth_pass_of_changes_told_with_another_verb(older: str, newer: str, expect: str) -> None:
+    """A dose raised, a commute changed, a parent who moved in, a book
+    finished with the next one named after a comma."""
+    assert slots.is_update(older, newer, frozenset({"max"})) == expect

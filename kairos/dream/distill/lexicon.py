@@ -221,6 +221,8 @@ CLAUSE_BREAK = re.compile(r";|\s+—\s+|,\s*(?=(?:but|so|sondern|stattdessen|abe
                      r"|\s+(?=(?:but|sondern|stattdessen|instead)\b)"
                      # a sentence's end: "… for lunch. She moved …" (not "Dr. Roth", "2. Februar")
                      r"|,\s*(?=(?:who|which|die|der|welche[rs]?)\s+[a-zäöüß])"  # "her aunt, who moved …"
+                     # "finished 'Piranesi', now reading 'Babel'": what is now, a clause of its own
+                     r"|,\s*(?=(?:now|jetzt|nun)\s+[a-zäöüß]+(?:ing|t|en)\b)"
                      # a second sentence after a comma: "Oskar is 8, he loves dinosaurs"
                      r"|,\s*(?=(?:he|she|they|I|we|er|ich|wir)\s+(?!and\b|und\b|or\b|oder\b)[a-zäöüß]"
                      r"[\w'’]*\s)"

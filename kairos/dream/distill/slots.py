@@ -136,6 +136,22 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
         # "Actually, Mia ran 12 km on 1 March" — the same day, the same measure)
     same = _same_subject(older, newer)
     owned = _owns(older.owner, newer.subjects)
+    # "takes metformin 500 mg" -> "the doctor raised the metformin to 1000 mg": the dose of
+    # the drug the newer names, with a new amount and a word of change.
+    drug = (older.attribute or "")[len("dose:"):] if (older.attribute or "").startswith("dose:") else ""
+    if drug and (same or newer.subjects & older.subjects or "@user" in newer.subjects) and \
+            stem(drug.split()[-1]) in newer.content | frozenset(stem(w) for w in newer.value) and \
+            (newer.change or _DOSED.search(newer.text)) and not newer.negated and \
+            {w for w in newer.value if w.isdigit()} - {w for w in older.value if w.isdigit()}:
+        return True
+    # "Omar's father lives in Tangier" -> "has moved in with him": a home, without a place.
+    if same and older.attribute == "home" and not older.negated and not newer.negated and \
+            _MOVED_IN.search(newer.text) and not newer.plan and not newer.hedged:
+        return True
+    # "commutes by S-Bahn, about 40 minutes" -> "now cycles to work": how one gets to work.
+    if same and newer.change and newer.attribute == "commute" and not newer.added and (
+            "commute" in older.classes or (older.attribute or "").startswith("commute")):
+        return True
     # "can deadlift 100 kg" -> "Ben's deadlift is now 110 kg": the measure named as a noun.
     measured = {stem(s.split("'s ", 1)[1].split()[-1]) for s in newer.subjects if "'s " in s}
     if _owns(newer.owner, older.subjects) and measured & older.content and \
@@ -493,6 +509,11 @@ _COUPLE_WORDS = frozenset("""boyfriend girlfriend partner fiance fiancé fiancee
 spouse freund freundin partnerin verlobter verlobte ehemann ehefrau mann frau""".split())
 _COUPLE_VERBS = re.compile(r"\b(?:dating|dates|is seeing|going out with|married to|engaged to|"
                            r"together with|zusammen mit|verheiratet mit|verlobt mit)\b", re.I)
+_MOVED_IN = re.compile(r"\bmoved in(?: with)?\b|\bhas moved in\b|\bist (?:bei \w+ )?eingezogen\b|"
+                       r"\bwohnt jetzt bei\b|\bist zu (?:ihm|ihr|uns|ihnen) gezogen\b", re.I)
+# A dose changed: "raised the metformin to 1000 mg", "Dosis auf 10 mg erhöht".
+_DOSED = re.compile(r"\b(?:raised|increased|upped|lowered|reduced|cut|halved|doubled|changed|"
+                    r"adjusted|erhöht|gesenkt|reduziert|halbiert|verdoppelt|angepasst)\b", re.I)
 # Work for part of one's time, beside a main job.
 _ON_THE_SIDE = re.compile(r"\b(?:on|at|over) (?:the )?weekends?\b|\bin the evenings?\b|\bevenings\b|"
                           r"\bpart[- ]time\b|\bon the side\b|\bside (?:job|gig|hustle)\b|"

@@ -1393,6 +1393,9 @@ def test_a_note_without_its_subject_takes_the_past_and_may_is_a_month(text: str,
     ("Omar's father lives in Tangier.", "Omar moved in with his girlfriend.", "coexist"),
     ("Omar's father lives in Tangier.", "Omar's father might move in with him.", "coexist"),
     ("Kim is reading 'Piranesi'.", "Kim finished 'Piranesi', now reading 'Babel'.", "update"),
+    ("our rabbit is called Hoppel", "we renamed the rabbit to Karotte", "update"),
+    ("Unser Hase heißt Hoppel.", "Wir haben den Hasen in Karotte umbenannt.", "update"),
+    ("Our rabbit is called Hoppel.", "We renamed the cat to Karotte.", "coexist"),
 ])
 def test_a_tenth_pass_of_changes_told_with_another_verb(older: str, newer: str, expect: str) -> None:
     """A dose raised, a commute changed, a parent who moved in, a book

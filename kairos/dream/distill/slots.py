@@ -144,6 +144,13 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
             (newer.change or _DOSED.search(newer.text)) and not newer.negated and \
             {w for w in newer.value if w.isdigit()} - {w for w in older.value if w.isdigit()}:
         return True
+    # "our rabbit is called Hoppel" -> "we renamed the rabbit to Karotte".
+    renamed = _RENAMED.search(newer.text)
+    if renamed and older.attribute == "called" and not older.negated:
+        noun, name = (renamed.group(1) or renamed.group(3)).lower(), renamed.group(2) or renamed.group(4)
+        if any(stem(s.split()[-1]) == stem(noun) for s in older.subjects) and \
+                name.lower() not in older.value:
+            return True
     # "Omar's father lives in Tangier" -> "has moved in with him": a home, without a place.
     if same and older.attribute == "home" and not older.negated and not newer.negated and \
             _MOVED_IN.search(newer.text) and not newer.plan and not newer.hedged:
@@ -509,6 +516,9 @@ _COUPLE_WORDS = frozenset("""boyfriend girlfriend partner fiance fiancé fiancee
 spouse freund freundin partnerin verlobter verlobte ehemann ehefrau mann frau""".split())
 _COUPLE_VERBS = re.compile(r"\b(?:dating|dates|is seeing|going out with|married to|engaged to|"
                            r"together with|zusammen mit|verheiratet mit|verlobt mit)\b", re.I)
+_RENAMED = re.compile(r"\brenamed (?:the |our |my |her |his |their )?(\w+) (?:to |as )?([A-ZÄÖÜ][\w-]+)|"
+                      r"\b(?:den|die|das|unseren|unsere|ihren|seinen) (\w+) in ([A-ZÄÖÜ][\w-]+) "
+                      r"umbenannt\b", re.I)
 _MOVED_IN = re.compile(r"\bmoved in(?: with)?\b|\bhas moved in\b|\bist (?:bei \w+ )?eingezogen\b|"
                        r"\bwohnt jetzt bei\b|\bist zu (?:ihm|ihr|uns|ihnen) gezogen\b", re.I)
 # A dose changed: "raised the metformin to 1000 mg", "Dosis auf 10 mg erhöht".

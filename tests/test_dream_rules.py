@@ -1401,3 +1401,20 @@ def test_a_tenth_pass_of_changes_told_with_another_verb(older: str, newer: str, 
     """A dose raised, a commute changed, a parent who moved in, a book
     finished with the next one named after a comma."""
     assert slots.is_update(older, newer, frozenset({"max"})) == expect
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("I take ibuprofen daily for my knee", "stopped the ibuprofen, knee is fine now"),
+    ("I live in Cologne-Ehrenfeld.", "moved to Nippes (still Cologne)"),
+    ("I work night shifts.", "switched to day shifts permanently")])
+def test_a_note_of_user_md_that_begins_with_its_verb_is_the_users(older: str, newer: str) -> None:
+    """A second blind set: "stopped the ibuprofen" in USER.md had no subject,
+    so it updated nothing; the guards read it the same way, or they refuse."""
+    plan = derive([unit(1, older, "2026-02-10T09:00Z", "USER.md"),
+                   unit(2, newer, "2026-08-20T09:00Z", "USER.md")],
+                  {"USER.md": [(older, ("e1",))]},
+                  Settings(at("2026-09-10T02:00Z"), when.zone(None), frozenset({"pia"})))
+    assert lines(plan.files, "USER.md") == [newer]
+    assert slots.is_update(slots.with_subject(older, "USER.md"), slots.with_subject(newer, "USER.md"),
+                           frozenset({"pia"})) == "update"
+    assert slots.with_subject(newer, "MEMORY.md") == newer  # in MEMORY.md a note may be of anyone

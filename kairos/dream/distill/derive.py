@@ -136,7 +136,7 @@ def read(unit: Unit, settings: Settings) -> Fact:
     timed = when.resolve(unit.text, unit.written, settings.now, settings.tz)
     if unit.opaque:
         timed = when.Timed(unit.text, unit.text)
-    claims = slots.claims_of(unit.text, settings.names)
+    claims = slots.claims_of(slots.with_subject(unit.text, unit.home), settings.names)
     return Fact(unit, timed, facts.classify(unit.text, timed, claims), claims,
                 facts.normalize(timed.text), faithful.addresses_model(unit.text), members=[unit])
 
@@ -147,7 +147,7 @@ def read_all(units: list[Unit], settings: Settings) -> list[Fact]:
     out: list[Fact] = []
     by_key: dict[tuple[str, str], Fact] = {}
     timed_cache: dict[tuple[str, Any], when.Timed] = {}
-    parsed: dict[str, Fact] = {}
+    parsed: dict[str, Fact] = {}  # by the text as the claims read it (see slots.with_subject)
     for u in sorted(units, key=lambda u: (u.written, u.order, u.key)):
         if u.opaque:
             out.append(read(u, settings))
@@ -163,9 +163,10 @@ def read_all(units: list[Unit], settings: Settings) -> list[Fact]:
             found.members.append(u)
             found.unit = u  # the newest says when it was last said
             continue
-        same = parsed.get(u.text)
+        said = slots.with_subject(u.text, u.home)
+        same = parsed.get(said)
         if same is None:
-            fact = parsed[u.text] = read(u, settings)
+            fact = parsed[said] = read(u, settings)
         else:
             fact = Fact(u, timed, facts.classify(u.text, timed, same.claims), same.claims,
                         facts.normalize(timed.text), same.instruction, members=[u])
@@ -358,6 +359,7 @@ def _two_events(older: Fact, newer: Fact) -> bool:
 
 # A change said by its verb: a new job, a move ("is moving to Hamburg on 1 June").
 _STARTED = re.compile(r"\b(?:starts?|started|starting|joins?|joined|f(?:ä|a)ngt|fing|beginnt|begann|"
+                      r"promoted|befördert|"
                       r"moves?|moving|relocat\w*|zieht|ziehen|umzug|umziehen)\b", re.I)
 _SETTLED = frozenset({"employer", "home", "workplace", "occupation", "timezone"})
 # A while, said without a date: "for three months", "for a workshop", "für zwei Wochen".
@@ -380,8 +382,6 @@ def _a_while_away(older: Fact, newer: Fact) -> bool:
             and any(c.attribute in _SETTLED for c in older.claims)
             and not any(c.change or c.again or c.negated or c.corrects for c in newer.claims)
             and not _STARTED.search(text) and (a_while or not facts.SINCE.search(text)))
-
-
 
 
 def _merge(live: list[Fact]) -> list[list[Fact]]:

@@ -304,8 +304,10 @@ def _checkable(kind: str, entry: dict[str, Any], text: str, sources: list[str],
             times = [context.event_times[x] for x in cited if x in context.event_times]
             if newest is None or not times or max(times) <= newest:
                 continue
-            olds = {context.sources[x].text for x in sources if x in context.sources} | {text}
-            news = {context.sources[x].text for x in cited if x in context.sources} | {line_text}
+            olds = {slots.with_subject(context.sources[x].text, context.sources[x].file)
+                    for x in sources if x in context.sources} | {text}
+            news = {slots.with_subject(context.sources[x].text, context.sources[x].file)
+                    for x in cited if x in context.sources} | {line_text}
             if any(slots.is_update(o, n, context.names) == "update" for o in sorted(olds)
                    for n in sorted(news)):
                 return True

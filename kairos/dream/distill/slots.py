@@ -36,7 +36,7 @@ from kairos.dream.distill.lexicon import (
     GONE,
     PERSON_NOUNS,
 )
-from kairos.dream.distill.words import stem, words
+from kairos.dream.distill.words import EN_VERB_FORMS, stem, words
 
 
 def _same_subject(a: Claim, b: Claim) -> bool:
@@ -562,6 +562,15 @@ _EMPTY_VERBS = frozenset({"", "be", "hav", "have", "ha", "do", "get", "sein", "h
 _USE_VERBS = frozenset({"us", "use", "drink", "eat", "nutz", "trink", "ess", "verwend"})
 
 
+def with_subject(text: str, file: str | None) -> str:
+    """A note of USER.md that begins with its verb is the user's: "stopped the
+    ibuprofen", "moved to Nippes" are read as "I stopped …", "I moved …" (the
+    rules and the guards read it so; the line keeps its words)."""
+    first = text.split(" ", 1)[0]
+    inflected = first.isalpha() and first.islower() and EN_VERB_FORMS.get(first, first) != first
+    return f"I {text}" if file == "USER.md" and inflected else text
+
+
 def is_update(older: str, newer: str, names: frozenset[str] = frozenset()) -> str:
     """``"update"`` when ``newer`` replaces ``older`` (same subject and
     attribute), else ``"coexist"``."""
@@ -585,4 +594,4 @@ def durable_attribute(text: str, claims: list[Claim] | None = None) -> str | Non
 
 
 __all__ = ["Claim", "cancels", "claims_of", "decide", "durable_attribute", "is_update",
-           "proper_names"]
+           "proper_names", "with_subject"]

@@ -21,7 +21,7 @@ import dataclasses
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 from sqlalchemy import Connection, text
@@ -40,6 +40,7 @@ from kairos.projections.search import (
     _filters,
     _key,
     _order,
+    _rescored,
     _scopes,
     applied,
     grams,
@@ -106,16 +107,16 @@ class SealedQueries(SearchQueries):
             return []
         memo = self._memo(scope)
         with memo.lock:
-            return self._parts_in(memo, scope, parts, depth)
+            return self._parts_in(memo, scope, words, parts, depth)
 
     def _passing(self, conn: Connection, scope: SearchScope, ranked: Sequence[tuple[int, float]],
-                 depth: int) -> list[Doc]:
+                 depth: int, score: Callable[[Doc], float] | None = None) -> list[Doc]:
         """The memo's documents of FTS rows, with their scores: every one
         passes, for the memo holds the scope's documents only."""
         docs = cast(_Memo, conn).docs
         out = [dataclasses.replace(docs[_key(rowid)], score=score) for rowid, score in ranked
                if _key(rowid) in docs]
-        return first_texts(out, depth)
+        return first_texts(_rescored(out, score), depth)
 
     # -- the memos -----------------------------------------------------------------------------
     def _memo(self, scope: SearchScope) -> _Memo:

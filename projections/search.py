@@ -43,7 +43,8 @@ import bisect
 import dataclasses
 import functools
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, TextClause, bindparam, text
@@ -67,6 +68,18 @@ MAX_TERMS = 200  # the companion's words holding a part, most parts first
 STEM_ENDINGS = ("e", "s", "es")  # what the stemmer cuts off a word that has no English suffix
 GRAM = 4  # the companion's n-grams of long query words (compound parts)
 GRAM_MIN_WORD = 7
+# A long word's head for asking the stemmer how it leaves a part at the end
+# of a compound: vowels and consonants in turn, so that the stemmer's
+# measure is that of a long word ("er" is cut only there: "grundschullehr").
+HEAD = "bababa"
+AFFIX_REST = 4  # letters a shared beginning or ending must have besides an affix to be a part
+# Endings and beginnings that words share without sharing a part: derivation
+# makes them ("vegetarian", "veterinarian"; "automatic", "automobile").
+SUFFIX_AFFIXES = tuple("""arian arians ation ations ition itions ution utions ment ments ness able
+ible ical ally ship hood less ious eous ance ence ology ologist ician ional ings ling ist ists ism
+ity ive ung ungen heit keit schaft lich isch chen lein erei""".split())
+PREFIX_AFFIXES = tuple("""auto inter intra tele micro macro super trans under over multi anti semi
+counter photo post pre dis un re non mis ver vor unter uber ueber ge be ent zer""".split())
 LINES_FROM = 1 << 48  # a current line's FTS rowid is its id plus this; history's, its position
 
 
@@ -303,26 +316,144 @@ def _order(d: Doc) -> tuple[float, bool, int]:
     return (-d.score, d.kind != "current", -d.position)
 
 
-def _holding(words: Sequence[str], parts: Sequence[str]) -> dict[int, set[int]]:
-    """Which indexed words hold which parts of the query (by number): as a
-    substring, or at the word's end less what the stemmer cut off ("knies"
-    is indexed as "kni", "iphone" as "iphon": they hold "knie" and "hone";
-    but "berg" does not hold "bergen").
-    One search of all the words joined per part, not a test per word."""
+def _holding(words: Sequence[str], needles: Sequence[str]) -> dict[int, set[int]]:
+    """Which indexed words hold which needles (by number): a needle is a
+    piece of a word, or one ending in "\\n", a word's end.
+    One search of all the words joined per needle, not a test per word."""
     joined = "\n".join(words) + "\n"
     starts = [0]
     for w in words:
         starts.append(starts[-1] + len(w) + 1)
     out: dict[int, set[int]] = {}
-    for n, part in enumerate(parts):
-        needles = [part] + [part[:-len(end)] + "\n" for end in STEM_ENDINGS
-                            if part.endswith(end) and len(part) - len(end) >= 3]
-        for needle in needles:
-            at = joined.find(needle)
-            while at >= 0:
-                out.setdefault(bisect.bisect_right(starts, at) - 1, set()).add(n)
-                at = joined.find(needle, at + 1)
+    for n, needle in enumerate(needles):
+        at = joined.find(needle)
+        while at >= 0:
+            out.setdefault(bisect.bisect_right(starts, at) - 1, set()).add(n)
+            at = joined.find(needle, at + 1)
     return out
+
+
+_stemmer_lock = threading.Lock()
+_stemmer: list[Any] = []  # the in-memory index that stem_at_end asks, made on first use
+
+
+@functools.lru_cache(maxsize=4096)
+def stem_at_end(part: str) -> str:
+    """What the index's stemmer leaves of a word at the end of a long word
+    ("lehrer" in "grundschullehrer" → "lehr", "bier" in "lieblingsbier" →
+    "bi"), asked of SQLite's own porter tokenizer: alone, a short word keeps
+    what the stemmer cuts off a long one ("lehrer" stays "lehrer"), so a
+    part is not found as it stands in the index.  Empty when the stemmer
+    cuts the whole part."""
+    import sqlite3
+
+    with _stemmer_lock:
+        if not _stemmer:
+            db = sqlite3.connect(":memory:", check_same_thread=False)
+            db.execute(f"CREATE VIRTUAL TABLE stems USING fts5(body, tokenize='{TOKENIZER}')")
+            db.execute("CREATE VIRTUAL TABLE stems_vocab USING fts5vocab(stems, row)")
+            _stemmer.append(db)
+        db = _stemmer[0]
+        db.execute("DELETE FROM stems")
+        db.execute("INSERT INTO stems(body) VALUES (?)", (HEAD + part,))
+        found = db.execute("SELECT term FROM stems_vocab").fetchall()
+    if len(found) != 1 or not found[0][0].startswith(HEAD):
+        return ""
+    return str(found[0][0][len(HEAD):])
+
+
+def _needles(words: Sequence[str], parts: Sequence[str]) -> tuple[list[str], list[set[int]]]:
+    """What the companion looks for among a scope's indexed (stemmed) words,
+    each with the parts (by number) it stands for: each part, and a query
+    word (not an n-gram: "inde" is no word, and "remind" ends in "ind") at
+    an indexed word's end as the stemmer leaves it there — less an ending
+    it cut ("knies" is indexed as "kni", "iphone" as "iphon"), or as it
+    stems a long word's end ("lieblingsbier" → "lieblingsbi").  These find
+    candidates only: a stem's tail cannot tell "Lieblingsbier" from
+    "Nairobi" (both end in "bi"); the text can, and :func:`held_parts`
+    reads it."""
+    needles: dict[str, set[int]] = {}
+    for n, part in enumerate(parts):
+        needles.setdefault(part, set()).add(n)
+        if part not in words or CJK.search(part):
+            continue
+        ends = [part[:-len(end)] for end in STEM_ENDINGS
+                if part.endswith(end) and len(part) - len(end) >= 3]
+        for end in [*ends, stem_at_end(part)]:
+            if len(end) >= 2 and end != part:
+                needles.setdefault(end + "\n", set()).add(n)
+    return list(needles), list(needles.values())
+
+
+def _affixed(run: str, ending: bool) -> bool:
+    """Whether a run of letters two words share at the same end is an affix
+    and little else: derivation gives unrelated words one ("vegetarian" and
+    "veterinarian" end in "arian", "automatic" and "automobile" begin with
+    "auto"); a part shared is a word of its own ("Mineralwasser" and
+    "Sprudelwasser", "iPhone" and "smartphone")."""
+    if ending:  # (or a piece of one: "rian" of "arian")
+        return any((run.endswith(a) and len(run) - len(a) < AFFIX_REST) or a.endswith(run)
+                   for a in SUFFIX_AFFIXES)
+    return any((run.startswith(a) and len(run) - len(a) < AFFIX_REST) or a.startswith(run)
+               for a in PREFIX_AFFIXES)
+
+
+def _run(word: str, token: str) -> str:
+    """The longest part of a long query word that a text's word holds: a
+    run of its letters, four or more, that begins or ends the query word (a
+    shared middle, "inder" of "Kindern" in "reminders", is no part) and
+    either is the text's word ("mobile" in "automobile"), or begins the one
+    and ends the other, where two compounds meet ("Chor" of "Chorprobe" in
+    "Kirchenchor"), or is a shared beginning or ending that is not an
+    affix (:func:`_affixed`).  Empty when it holds none."""
+    for k in range(len(word) - 1, GRAM - 1, -1):
+        for run, first in ((word[:k], True), (word[-k:], False)):
+            at = token.find(run)
+            while at >= 0:
+                starts, ends = at == 0, at + k == len(token)
+                if (starts and ends) or (first and ends) or (not first and starts) or \
+                        not _affixed(run, ending=not first):
+                    return run
+                at = token.find(run, at + 1)
+    return ""
+
+
+def held_parts(text: str, words: Sequence[str], parts: AbstractSet[str]) -> int:
+    """How many of the companion's parts (:func:`grams` of ``words``,
+    ``parts`` those looked for) a text holds: a CJK word's bigrams as
+    substrings; a word of four letters or more inside one of the text's
+    words (and with it all its n-grams); else the n-grams of the longest
+    part of it a text's word holds (:func:`_run`).  The same on both
+    backends: PostgreSQL's companion reads the text, SQLite's its stemmed
+    words (then this, on the documents they found)."""
+    tokens = terms.tokens(text)
+    folded = " ".join(tokens)
+    held: set[str] = set()
+    for w in words:
+        w = terms.plain(w)
+        own = grams([w])
+        if CJK.search(w):
+            held.update(g for g in own if g in folded)
+        elif len(w) >= GRAM and w in folded and any(w in t for t in tokens):
+            held.update(own)
+        elif len(w) >= GRAM_MIN_WORD:
+            run = max((_run(w, t) for t in tokens if len(t) >= GRAM), key=len, default="")
+            held.update(g for g in own if len(g) == GRAM and g in run)
+    return len(held & parts)
+
+
+def _parts_score(words: Sequence[str], parts: Sequence[str]) -> Callable[[Doc], float]:
+    """A document's score in the companion: the parts its text holds."""
+    wanted = frozenset(terms.plain(p) for p in parts)
+    return lambda d: float(held_parts(d.text, words, wanted))
+
+
+def _rescored(docs: list[Doc], score: Callable[[Doc], float] | None) -> list[Doc]:
+    """The documents with the scores ``score`` gives them, those above 0."""
+    if score is None:
+        return docs
+    scored = [(d, score(d)) for d in docs]
+    return [dataclasses.replace(d, score=s) for d, s in scored if s > 0]
 
 
 def applied(conn: Connection) -> tuple[int, int]:
@@ -382,15 +513,16 @@ class SearchQueries:
             want *= 4
 
     def _passing(self, conn: Connection, scope: SearchScope, ranked: Sequence[tuple[int, float]],
-                 depth: int) -> list[Doc]:
+                 depth: int, score: Callable[[Doc], float] | None = None) -> list[Doc]:
         """The documents of FTS rows, best first, with their scores: those
-        that pass the scope, until ``depth`` texts do."""
+        that pass the scope, until ``depth`` texts do.  ``score``: a
+        document's score from its text instead (none above 0: left out)."""
         out: list[Doc] = []
         for i in range(0, len(ranked), 200):
             chunk = ranked[i:i + 200]
             scores = {_key(rowid): score for rowid, score in chunk}
             docs = self._docs(conn, scope, scores, scores)
-            out += [docs[key] for key in scores if key in docs]
+            out += _rescored([docs[key] for key in scores if key in docs], score)
             if distinct_texts(out) >= depth:
                 break
         return first_texts(out, depth)
@@ -433,14 +565,17 @@ class SearchQueries:
         text, which the word index cannot split.  On SQLite the substrings
         are looked for among the scope's own words in the index's term
         dictionary (a few thousand, where its rows are tens of thousands);
-        on PostgreSQL, a scan of the pair's rows.  The caller runs it only
-        when the word index found little."""
+        on PostgreSQL, a scan of the pair's rows.  Both then count what each
+        found document's text holds (:func:`held_parts`): a piece of a word
+        that begins or ends the query's is a part, a shared middle or affix
+        is not.  The caller runs it only when the word index found little."""
         parts = grams(words)[:24]
         if not parts:
             return []
         if self.sqlite:
-            return self._fts5_parts(scope, parts, depth)
-        params: dict[str, Any] = {"depth": 4 * depth}  # repeated texts: cut to depth below
+            return self._fts5_parts(scope, words, parts, depth)
+        # Repeated texts, and rows whose pieces of words are no parts: cut to depth below.
+        params: dict[str, Any] = {"depth": 8 * depth}
         hits = []
         for n, g in enumerate(parts):
             g = terms.plain(g)
@@ -462,20 +597,24 @@ class SearchQueries:
                     f"WHERE {where}) x WHERE s > 0 ORDER BY s DESC LIMIT :depth"
                     ), params).all()
                 found += [make(r, float(r.s)) for r in rows]
+        found = _rescored(found, _parts_score(words, parts))
         found.sort(key=_order)
         return first_texts(found, depth)
 
-    def _fts5_parts(self, scope: SearchScope, parts: Sequence[str], depth: int) -> list[Doc]:
+    def _fts5_parts(self, scope: SearchScope, words: Sequence[str], parts: Sequence[str],
+                    depth: int) -> list[Doc]:
         with self.engine.connect() as conn:
-            return self._parts_in(conn, scope, parts, depth)
+            return self._parts_in(conn, scope, words, parts, depth)
 
-    def _parts_in(self, conn: Any, scope: SearchScope, parts: Sequence[str], depth: int
-                  ) -> list[Doc]:
+    def _parts_in(self, conn: Any, scope: SearchScope, words: Sequence[str],
+                  parts: Sequence[str], depth: int) -> list[Doc]:
         """:meth:`substring` on an FTS5 index: the scope's indexed words that hold
-        a part, then the documents that hold those words, ranked by how
-        many parts they hold, then newest first."""
+        a part (:func:`_needles`), then the documents that hold those words,
+        ranked by how many parts their text holds (:func:`held_parts`), then
+        newest first."""
         parts = list(dict.fromkeys(terms.plain(p) for p in parts))
-        held: dict[int, set[int]] = {}  # FTS rowid -> the parts it holds
+        needles, meant = _needles([terms.plain(w) for w in words], parts)
+        held: dict[int, set[int]] = {}  # FTS rowid -> the parts it may hold
         found: dict[str, set[int]] = {}
         for stream in _scopes(scope):
             cut = len(terms.tag(stream))
@@ -483,8 +622,8 @@ class SearchQueries:
                 vocabulary = [t for (t,) in conn.exec_driver_sql(
                     "SELECT term FROM memory_fts_terms WHERE term >= ? AND term < ?",
                     (low, high)).fetchall()]
-                for n, hit in _holding([t[cut:] for t in vocabulary], parts).items():
-                    found[vocabulary[n]] = hit
+                for n, hit in _holding([t[cut:] for t in vocabulary], needles).items():
+                    found[vocabulary[n]] = set().union(*(meant[h] for h in hit))
         chosen = sorted(found, key=lambda t: -len(found[t]))[:MAX_TERMS]
         for i in range(0, len(chosen), 100):
             batch = chosen[i:i + 100]
@@ -494,7 +633,8 @@ class SearchQueries:
                     tuple(batch)).fetchall():
                 held.setdefault(doc, set()).update(found[term])
         ranked = sorted(held, key=lambda d: (-len(held[d]), -d))
-        out = self._passing(conn, scope, [(d, float(len(held[d]))) for d in ranked], depth)
+        out = self._passing(conn, scope, [(d, float(len(held[d]))) for d in ranked], depth,
+                            _parts_score(words, parts))
         out.sort(key=_order)
         return out
 

@@ -85,7 +85,8 @@ MAX_LIMIT = 100
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 WORD = re.compile(r"\w+")
 # A line that says it replaces something: "new number", "now lives", "neue Adresse".
-CHANGED = re.compile(r"\b(?:new|now|changed|moved|switched|updated|neue[nrsm]?|neu|jetzt|nun|"
+CHANGED = re.compile(r"\b(?:new|now|changed|moved|switched|updated|replaced|ersetzt|"
+                     r"neue[nrsm]?|neu|jetzt|nun|"
                      r"inzwischen|geändert|umgezogen|quit|left|joined|gekündigt|gewechselt|"
                      r"fängt\b.*\ban|angefangen)\b", re.I)
 ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b")
@@ -230,29 +231,32 @@ class Search:
         # says "dog"): those lines weigh as little as a kind's, and the kind's
         # ("Hund") as much as words.
         rankings = [(1.0 if held else KINDS_WEIGHT, by_words), (KINDS_WEIGHT, demoted)]
-        if distinct_texts(by_words) < limit or CJK.search(query):
-            # What the words missed (compounds, CJK): the companion adds to
-            # the words' ranking, it does not vote again on what they found,
-            # and looks for the telling words only (not the name in every line).
-            # Beside what the words found it counts half: a piece of a word
-            # ("like" in "dislike") is a weaker match than the word.
-            have = {text_key(d.text) for d in by_words}
-            rankings.append((1.0 if not by_words else COMPANION_WEIGHT,
-                             [d for d in index.substring(scope, rare, DEPTH)
-                              if text_key(d.text) not in have]))
         # Of the telling words ("like" in every line names no kind); "who is X?"
         # asks for who X is to the user only when the pair knows an X.
         kinds = related(rare, query if by_words else "")
+        of_kind: list[Doc] = []
         if kinds:  # "employer" finds "works at", "home" finds "moved to" (see synonyms.py)
             # When the words found only the name, the kind's lines are the
             # only ones that hold what was asked: they count double, above
-            # what meaning alone finds among the name's lines.
+            # what meaning alone finds among the name's lines.  When the
+            # words found nothing, they count as the words would.
             of_kind = index.lexical(scope, kinds, DEPTH, prefix=False)
             others = _other_people(query, lambda: index.lines(SearchScope(agent, user))) - {
                 _stem((user or "").casefold())}  # "Lena's number" asked of the pair lena
             if others:  # "Stefan's phone number": not the user's own number
                 of_kind = [d for d in of_kind if others & _words(d.text)]
-            rankings.append((2.0 if not held else KINDS_WEIGHT, of_kind))
+            rankings.append((2.0 if not held else 1.0 if not by_words else KINDS_WEIGHT, of_kind))
+        if distinct_texts(by_words) < limit or CJK.search(query):
+            # What the words missed (compounds, CJK): the companion adds to
+            # the words' ranking, it does not vote again on what they found,
+            # and looks for the telling words only (not the name in every line).
+            # Beside what the words or a word of the kind found it counts
+            # half: a piece of a word ("like" in "dislike", "mobile" in
+            # "automobile") is a weaker match than a word.
+            have = {text_key(d.text) for d in by_words}
+            rankings.append((1.0 if not by_words and not of_kind else COMPANION_WEIGHT,
+                             [d for d in index.substring(scope, rare, DEPTH)
+                              if text_key(d.text) not in have]))
         if AGE.search(query):  # "how old is Kabir?": the lines that give an age
             rankings.append((1.0, [d for d in by_words if AGE_GIVEN.search(d.text)]))
         mode, note = "lexical", None

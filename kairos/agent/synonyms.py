@@ -51,6 +51,7 @@ GROUPS = (
     "sibling siblings brother brothers sister sisters bruder schwester geschwister",
     # pets
     "pet pets dog dogs cat cats puppy kitten haustier haustiere hund katze",
+    "vet vets veterinarian veterinarians veterinary tierarzt tierärztin",
     # health
     "allergy allergies allergic intolerance intolerant allergie allergisch heuschnupfen hayfever "
     "pollen",
@@ -81,7 +82,7 @@ GROUPS = (
     # study
     "study studies studied studying university college school degree course studium schule",
     # transport
-    "car cars drive drives driving vehicle auto",
+    "car cars drive drives driving vehicle automobile auto",
     "bike bikes bicycle cycling cycles fahrrad",
     # pastimes
     "hobby hobbies pastime pastimes hobbys freizeit climbing bouldering hiking yoga painting "

@@ -974,3 +974,63 @@ def test_a_part_of_a_long_word_is_one_that_begins_or_ends_it(
         word: str, text: str, holds: bool) -> None:
     from kairos.projections.search import grams, held_parts
     assert (held_parts(text, [word], frozenset(grams([word]))) > 0) is holds
+
+
+@pytest.mark.parametrize("query", ["on-call", "on call", "oncall", "when is Priya on call?"])
+def test_the_querys_words_side_by_side_rank_above_one_of_them(either: Memory, query: str) -> None:
+    """"on" is a stop word: "on call" was "call" to the index, and "video
+    calls" held it as much; the newer line was then taken for an update of
+    the older because both name the user and say "call"."""
+    either.write("kit", "MEMORY.md", "Priya is on call every fourth week; PagerDuty schedule DP-ONCALL.",
+                 user="priya")
+    either.write("kit", "MEMORY.md", "Priya's beagle sometimes barks during video calls; not a problem.",
+                 user="priya")
+    assert texts(either.search("kit", query, user="priya", limit=2))[:1] == [
+        "Priya is on call every fourth week; PagerDuty schedule DP-ONCALL."]
+
+
+@pytest.mark.parametrize("query", ["what's the name of Mei's cat?", "cat's name",
+                                   "what is Mei's cat called?"])
+def test_the_thing_asked_about_outweighs_the_words_of_the_answers_form(
+        either: Memory, query: str) -> None:
+    """"name", "called" say what form the answer takes: "Sigrid has a dog
+    named Tøffel" held "name" and the user's name, as many words as the cat's line."""
+    either.write("ada", "MEMORY.md", "Mei's cat is called Mochi, a grey British Shorthair.", user="mei")
+    either.write("ada", "MEMORY.md", "Mei's lab mate Sigrid has a dog named Tøffel.", user="mei")
+    either.write("ada", "TOOLS.md", "weather tool: pass city names in English (München -> Munich).")
+    assert texts(either.search("ada", query, user="mei", limit=3))[:1] == [
+        "Mei's cat is called Mochi, a grey British Shorthair."]
+
+
+@pytest.mark.parametrize("query", ["where does Priya live now?", "wo wohnt Priya jetzt?",
+                                   "where does Priya currently live?"])
+@pytest.mark.parametrize("mode", ["append", "replace"])
+def test_asked_what_is_true_now_the_newest_version_comes_first(
+        either: Memory, query: str, mode: str) -> None:
+    """"now" was matched as a word ("Priya now works as …" came first), and a
+    move appended was not taken for an update of "lives in Leeds": the two
+    lines share only the user's name."""
+    either.write("nova", "USER.md", "Priya lives in Leeds (Headingley) with her partner Tomasz.",
+                 user="priya")
+    new = "Priya moved to Edinburgh in July; new address 14 Marchmont Crescent."
+    job = "Priya now works as a staff engineer at Quillmark."
+    if mode == "append":
+        either.write("nova", "USER.md", new, user="priya")
+        either.write("nova", "USER.md", job, user="priya")
+    else:
+        either.write("nova", "USER.md", f"{new}\n{job}", user="priya", mode="replace")
+    found = texts(either.search("nova", query, user="priya", limit=3))
+    assert found[:1] == [new], found
+    if mode == "append":  # (the replaced line: history, below what replaced it)
+        assert found[1:2] == ["Priya lives in Leeds (Headingley) with her partner Tomasz."], found
+
+
+def test_an_update_of_another_kind_is_not_taken_for_the_one_asked(either: Memory) -> None:
+    """The user's name is no word two lines share, but then a line of
+    another kind ("team meeting moved") does not update the one asked
+    about ("dentist appointment")."""
+    either.write("ada", "MEMORY.md", "Sam has a dentist appointment on 14 October at 15:00.",
+                 user="sam")
+    either.write("ada", "MEMORY.md", "Sam's weekly team meeting moved to Monday 10:00.", user="sam")
+    assert texts(either.search("ada", "When is Sam's dentist appointment?", user="sam"))[:1] == [
+        "Sam has a dentist appointment on 14 October at 15:00."]

@@ -14,7 +14,11 @@ read side).  A search:
    and — when a query word names a kind of fact (:mod:`synonyms`: work,
    home, family …) — a second ranking with the words of its kind added
    (weighed as much as the words, or double, when the words found only the
-   person's name); an age question adds the lines that give an age;
+   person's name); an age question adds the lines that give an age, and a
+   particle with its word ("on call", "on-call") the lines that hold them
+   side by side; words that say the answer's form ("name", "called") only
+   break ties among the lines found, and words that ask for what is true
+   now ("now", "jetzt") are not looked for (step 5 puts the newest first);
 3. ranks by meaning, when an embedder is configured: cosine over the
    scope's vectors, keeping only those at or above ``min_similarity``
    (:data:`~kairos.home.MIN_SIMILARITY` by default) — without a floor the
@@ -113,6 +117,19 @@ der das dem des ein eine einen einem einer eines und oder aber ist sind waren ha
 wurde zum zur auf bei nach für über wie wer wann wo warum welche welcher welches sich nicht kein keine
 keinen noch nur auch sie ihr ihre ihren ihm ihn sehr dass ob denn doch
 """.split())
+# Words of a question that say what form its answer takes ("what's the name
+# of Mei's cat?"), not what it is about: among the lines found they only
+# break ties, so that "Mei's cat is called Mochi" ranks above "Sigrid has a
+# dog named Tøffel".
+ASKED_FORM = frozenset("name names named called namen heißt heisst".split())
+# Words that ask for what is true now: not looked for ("Priya now works as …"
+# is no answer to "where does Priya live now?"); the newest version of a
+# fact ranks above the one it replaced whatever the query says
+# (_below_replacements, _replacements_first).
+NOW = frozenset("""now currently current nowadays presently jetzt aktuell aktuelle aktuellen
+derzeit momentan zurzeit mittlerweile""".split())
+# Stop words that make a phrase with the word after them ("on call", "at home").
+PARTICLES = frozenset("on at in to by for from of off up out with into over under".split())
 # Words that only look inflected.
 UNCUT = frozenset({"news", "series", "species", "physics", "always", "perhaps", "bus", "gas",
                    "yes", "this", "thus", "its", "his", "hers", "ours", "yours", "theirs"})
@@ -207,6 +224,7 @@ class Search:
                             include_retracted)
         index = self.index.now()  # one look at the store for the whole search
         words = idioms(query, words)  # "for a living": work
+        words = [w for w in words if w not in NOW] or words
         found = index.lexical(scope, words, DEPTH)
         # A word that found nothing is looked for in its other forms too
         # ("going": went, "goose": geese) and spellings ("Muenchen": München);
@@ -227,13 +245,15 @@ class Search:
             keys = {text_key(d.text) for d in first}
             found = first + [d for d in found if text_key(d.text) not in keys]
         by_words, rare, held, demoted = _telling(found, words)
+        by_words = _content_first(by_words, words)
+        about = [w for w in rare if w not in ASKED_FORM] or rare  # what the question is about
         # The words found only the name ("Does Jonas have a dog?" and no line
         # says "dog"): those lines weigh as little as a kind's, and the kind's
         # ("Hund") as much as words.
         rankings = [(1.0 if held else KINDS_WEIGHT, by_words), (KINDS_WEIGHT, demoted)]
         # Of the telling words ("like" in every line names no kind); "who is X?"
         # asks for who X is to the user only when the pair knows an X.
-        kinds = related(rare, query if by_words else "")
+        kinds = related(about, query if by_words else "")
         of_kind: list[Doc] = []
         if kinds:  # "employer" finds "works at", "home" finds "moved to" (see synonyms.py)
             # When the words found only the name, the kind's lines are the
@@ -255,8 +275,11 @@ class Search:
             # "automobile") is a weaker match than a word.
             have = {text_key(d.text) for d in by_words}
             rankings.append((1.0 if not by_words and not of_kind else COMPANION_WEIGHT,
-                             [d for d in index.substring(scope, rare, DEPTH)
+                             [d for d in index.substring(scope, about, DEPTH)
                               if text_key(d.text) not in have]))
+        phrases = _phrases(query)
+        if phrases:  # "on-call", "on call": the words side by side, not "video calls"
+            rankings.append((1.0, _holding_phrases(by_words, phrases)))
         if AGE.search(query):  # "how old is Kabir?": the lines that give an age
             rankings.append((1.0, [d for d in by_words if AGE_GIVEN.search(d.text)]))
         mode, note = "lexical", None
@@ -294,7 +317,10 @@ class Search:
         line_of = {e: line for line in lines for e in line.event_ids}
         current = _Current(lines)  # made when a write of several lines is found
         user_stem = _stem((scope.user or "").casefold())
-        asked_words = [(_plain(w), _stem(w)) for w in words if _stem(w) != user_stem]
+        # (nor "now", "name": a line of a rewrite is the one about what was asked)
+        asked_words = [(_plain(w), _stem(w)) for w in words if _stem(w) != user_stem
+                       and w not in ASKED_FORM] or [
+            (_plain(w), _stem(w)) for w in words if _stem(w) != user_stem]
         cited = Counter(e for line in lines for e in line.event_ids)  # how many lines cite a write
         for weight, candidates in rankings:
             ranking: list[Doc] = []
@@ -597,6 +623,48 @@ def _telling(docs: list[Doc], words: Sequence[str]
     return kept, rare, True, demoted
 
 
+def _content_first(docs: list[Doc], words: Sequence[str]) -> list[Doc]:
+    """The word ranking with the documents that hold more of what the query
+    is about (its words less :data:`ASKED_FORM`) first; among equals, as
+    ranked.  Unchanged when the query has no such word, or only such words."""
+    about = [w for w in words if w not in ASKED_FORM]
+    if not about or len(about) == len(words):
+        return docs
+    wanted = [(_plain(w), _stem(w)) for w in about]
+    held = {id(d): sum(_holds(_tokens(d.text), want) for want in wanted) for d in docs}
+    return sorted(docs, key=lambda d: -held[id(d)])
+
+
+def _phrases(query: str) -> list[tuple[str, str]]:
+    """The query's particles with the word after them ("on call", "on-call",
+    "at home"), and a hyphenated word's halves ("check-in"): the word
+    ranking drops the stop word, and then "video calls" holds the query as
+    much as "on call" does.  (Two words that both count are ranked together
+    by the index already; "like to" in a question is no phrase of its
+    answer.)"""
+    folded = unicodedata.normalize("NFKC", query).casefold()
+    out = []
+    for m in re.finditer(r"(\w+)(?=(-|\s+)(\w+))", folded):  # each word and the next
+        a, sep, b = _plain(m.group(1)), m.group(2), _plain(m.group(3))
+        if (a in PARTICLES and b not in STOP_EN) or (sep == "-" and (a in STOP_EN) != (
+                b in STOP_EN)):
+            out.append((a, b))
+    return list(dict.fromkeys(out))
+
+
+def _holding_phrases(docs: Sequence[Doc], phrases: Sequence[tuple[str, str]]) -> list[Doc]:
+    """The documents that hold one of the phrases (:func:`_phrases`), word
+    beside word in that order (each word as it is, or another form of it),
+    most phrases first, then as ranked."""
+    def held(doc: Doc) -> int:
+        tokens = _tokens(doc.text)
+        pairs = set(zip(tokens, tokens[1:], strict=False))
+        stems = {(_stem(a), _stem(b)) for a, b in pairs}
+        return sum((a, b) in pairs or (_stem(a), _stem(b)) in stems for a, b in phrases)
+    counts = {id(d): held(d) for d in docs}
+    return sorted((d for d in docs if counts[id(d)]), key=lambda d: -counts[id(d)])
+
+
 def _other_people(query: str, lines: Callable[[], Sequence[Doc]]) -> frozenset[str]:
     """The people whose things a query asks for who are not the user: its
     capitalised possessives ("Stefan's phone number") that few of the pair's
@@ -708,15 +776,18 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
     # The asked kind's words, in both languages ("mobile", "Handynummer"): a line
     # that says it is new and one of the old line's kind are about one thing.
     kin = frozenset(_stem(k) for k in related(list(words))) - common
+    me = {_stem((user or "").casefold())}  # the user's name says nothing of which fact
+    kind_of = {_stem(w): frozenset(_stem(k) for k in related([w])) for w in words}
     for j in range(1, len(top)):
         new, new_stems = top[j][0], stems[j]
         for i in range(j):
             old = top[i][0]
             if (old.file == new.file and new.position > old.position and new_stems
                     and not _someone_else(old.text, new.text, user)
-                    and (_same_subject(stems[i], new_stems, topic, old.text, new.text, common)
+                    and (_same_subject(stems[i], new_stems, topic, old.text, new.text, common,
+                                       me)
                          or _new_in_other_words(old.text, new.text, stems[i], new_stems, kin,
-                                                asked, user))):
+                                                asked, user, kind_of))):
                 moved, moved_stems = top.pop(j), stems.pop(j)
                 top.insert(i, (moved[0], top[i][1]))
                 stems.insert(i, moved_stems)
@@ -725,8 +796,8 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
 
 
 def _new_in_other_words(old_text: str, new_text: str, old: frozenset[str], new: frozenset[str],
-                        kin: frozenset[str], asked: AbstractSet[str], user: str | None
-                        ) -> bool:
+                        kin: frozenset[str], asked: AbstractSet[str], user: str | None,
+                        kind_of: dict[str, frozenset[str]] | None = None) -> bool:
     """Whether a line that says it is new, sharing no word with an older line
     but a word of the asked kind, updates it in other words or another
     language ("Neue Handynummer: …" after "Kathi's mobile: …") — not when it
@@ -734,14 +805,23 @@ def _new_in_other_words(old_text: str, new_text: str, old: frozenset[str], new: 
     the kind is the one that says it changed, it holds no word of the query
     (``asked``) and it begins with another subject: "Standup moved to
     10:15." is no answer to "Where does Sam live?", "She moved to Bergen."
-    and "Moved to Bergen in May." are."""
+    and "Moved to Bergen in May." are.  The user's name, in both, is no
+    word shared ("Priya moved to Edinburgh" after "Priya lives in Leeds"),
+    but then each asked word of a kind that the older line holds must be
+    in the newer, or a word of its kind (``kind_of``): "Sam's team meeting
+    moved" is no update of "Sam has a dentist appointment", asked about the
+    dentist."""
     markers = {_stem(m.group()) for m in CHANGED.finditer(new_text)}
     if not markers or not old & kin or not new & kin:
         return False
     if not (new & kin) - markers and not new & asked and _another_subject(new_text, markers, user):
         return False
+    me = _stem((user or "").casefold())
     shared = {w for w in old & new - kin if not w.isdigit()}
-    return not shared
+    if shared - {me}:
+        return False
+    kinds = kind_of or {}
+    return not shared or all(w in new or new & kinds[w] for w in asked & old if kinds.get(w))
 
 
 _PRONOUNS = frozenset("i we she he they ich wir sie er".split())
@@ -796,7 +876,8 @@ def _someone_else(old_text: str, new_text: str, user: str | None = None) -> bool
 
 def _same_subject(old: frozenset[str], new: frozenset[str], topic: set[str],
                   old_text: str = "", new_text: str = "",
-                  common: frozenset[str] | set[str] = frozenset()) -> bool:
+                  common: frozenset[str] | set[str] = frozenset(),
+                  me: AbstractSet[str] = frozenset()) -> bool:
     """Whether a newer result is about what an older one was: the newer
     holds every topic word of the query the older holds ("allergic to
     penicillin" is not updated by "allergic to cats"), and they say nearly
@@ -822,7 +903,11 @@ def _same_subject(old: frozenset[str], new: frozenset[str], topic: set[str],
         return True
     if len(old & new) / len(old | new) >= REPLACES:
         return True
-    return bool(asked) and len(old & new) >= 2
+    # The user's name is one of them only in a line that says it changed
+    # ("Mei moved into a shared flat" after "Mei lives in a student flat"):
+    # "Priya's beagle barks during video calls" is no update of "Priya is on call".
+    shared = old & new - (frozenset() if CHANGED.search(new_text) else me)
+    return bool(asked) and len(shared) >= 2
 
 
 def _is_name(stem: str, text: str) -> bool:

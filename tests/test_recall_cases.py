@@ -1034,3 +1034,23 @@ def test_an_update_of_another_kind_is_not_taken_for_the_one_asked(either: Memory
     either.write("ada", "MEMORY.md", "Sam's weekly team meeting moved to Monday 10:00.", user="sam")
     assert texts(either.search("ada", "When is Sam's dentist appointment?", user="sam"))[:1] == [
         "Sam has a dentist appointment on 14 October at 15:00."]
+
+
+@pytest.mark.parametrize(("line", "query"), [
+    ("Priya's personal laptop is a ThinkPad X1 Carbon running Arch Linux.", "computer"),
+    ("His assistant is Fiona Grant; cc her on all calendar invites.", "secretary"),
+    ("Priya's sister Anjali is getting married on 12 June in Chennai.", "wedding"),
+    ("Priya lives in Leeds with her partner Tomasz.", "boyfriend"),
+    ("Mei is lactose intolerant; oat milk in her coffee.", "dairy"),
+])
+def test_an_everyday_word_finds_the_line_that_says_it_in_another(
+        either: Memory, line: str, query: str) -> None:
+    """"boyfriend" also found every relative and colleague: the words that
+    say who one is were one group for any of them, not only for "who is …?".
+    (The sister's wedding is of the partner's kind too: "married".)"""
+    others = ["Her manager at Quillmark is Helen Strachan.",
+              "Her colleague Sam lives in Glasgow and visits monthly."]
+    for text in (line, *others, "Priya's sister Anjali is getting married on 12 June in Chennai."):
+        either.write("ada", "MEMORY.md", text, user="priya")
+    found = texts(either.search("ada", query, user="priya", limit=3))
+    assert line in found[:2] and not set(others) & set(found[:found.index(line)]), found

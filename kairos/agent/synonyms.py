@@ -46,7 +46,8 @@ GROUPS = (
     "wife husband spouse partner married marriage girlfriend boyfriend fiance fiancee dating "
     "ehefrau ehemann partnerin verheiratet freundin freund frau",
     "boss manager supervisor chef chefin vorgesetzte vorgesetzter teamleiter teamleiterin",
-    "anniversary wedding hochzeitstag hochzeit jahrestag",
+    "secretary assistant sekretär sekretärin assistent assistentin",
+    "anniversary wedding married marry marries hochzeitstag hochzeit heiratet jahrestag",
     "parent parents mother father mom mum dad eltern mutter vater",
     "sibling siblings brother brothers sister sisters bruder schwester geschwister",
     # pets
@@ -63,6 +64,7 @@ GROUPS = (
     # food and drink
     "food foods eat eats eating diet meal meals cuisine dish dishes essen",
     "vegetarian vegan vegetarier vegetarierin",
+    "dairy lactose laktose milchprodukte",
     "drink drinks drinking beverage beverages trinkt",
     # preferences
     "like likes liked love loves enjoy enjoys prefer prefers preferred preference preferences "
@@ -76,6 +78,7 @@ GROUPS = (
     "phone mobile cell telephone smartphone iphone android handy telefon handynummer "
     "telefonnummer mobilnummer",
     "email emails mail inbox",
+    "computer computers laptop laptops desktop pc macbook thinkpad rechner",
     # dates
     "birthday born birth geburtstag geboren",
     "appointment appointments meeting meetings standup termin",
@@ -188,8 +191,11 @@ _UMLAUT = re.compile(r"(?<![aeiouyq])(?:ae|oe|ue)(?=[a-zß])")
 
 @lru_cache(maxsize=1)
 def _index() -> dict[str, tuple[str, ...]]:
-    out: dict[str, tuple[str, ...]] = {}
-    for group in GROUPS:
+    """Each word's group words.  The words that say who one is to the user
+    are one group only when asked "who is …?" (under "who"): "boyfriend"
+    is asked as a partner, not as any relative or colleague."""
+    out: dict[str, tuple[str, ...]] = {"who": tuple(GROUPS[-1].split())}
+    for group in GROUPS[:-1]:
         words = tuple(group.split())
         for w in words:
             out[w] = out.get(w, ()) + words

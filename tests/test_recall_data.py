@@ -180,3 +180,23 @@ def test_runner_refuses_nothing_and_reports_errors(loaded: Any) -> None:
     report = run.evaluate(mem, DATA, events, broken, "broken")
     assert report.overall.recall == 0.0 and all(r.error for r in report.queries)
     assert "overall" in run.format_report(report)
+
+
+# -- the blind sets: written by people who had not read the search code ------------------------------
+# (tests/data/recall/README.md).  Words-only search (the embedder is off in the
+# tests): never a leak, and no worse than this round left each set.
+BLIND = [("dataset.json", 0.84, 0.82), ("blind1.json", 0.95, 0.90), ("blind2.json", 0.92, 0.88)]
+
+
+@pytest.mark.parametrize(("name", "recall", "mrr"), BLIND)
+def test_words_only_search_on_each_set_leaks_nothing(tmp_path: Path, name: str, recall: float,
+                                                    mrr: float) -> None:
+    data = run.load_dataset(run.DATASET.with_name(name))
+    mem, events = run.load_home(data, tmp_path / "home")
+    try:
+        report = run.evaluate(mem, data, events, run.resolve_backend("kairos-lexical"), name)
+    finally:
+        mem.close()
+    assert report.overall.leaks == 0
+    assert report.overall.recall >= recall and report.overall.mrr >= mrr, \
+        (report.overall.recall, report.overall.mrr)

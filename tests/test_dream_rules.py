@@ -1418,3 +1418,17 @@ def test_a_note_of_user_md_that_begins_with_its_verb_is_the_users(older: str, ne
     assert slots.is_update(slots.with_subject(older, "USER.md"), slots.with_subject(newer, "USER.md"),
                            frozenset({"pia"})) == "update"
     assert slots.with_subject(newer, "MEMORY.md") == newer  # in MEMORY.md a note may be of anyone
+
+
+@pytest.mark.parametrize(("a", "b"), [("My daughter's name is Ella.", "daughter: Ella"),
+                                      ("my daughter is Ella", "I have a daughter called Ella."),
+                                      ("my boss's name is Petra", "Boss: Petra")])
+def test_the_users_own_relative_said_another_way_is_one_fact(a: str, b: str) -> None:
+    assert facts.same_fact(facts.normalize(a), facts.normalize(b))
+
+
+def test_a_dash_between_words_ends_a_clause() -> None:
+    """"now cycles to work - the new office is 15 min away": the office's
+    distance was read as the commute's, so the change of commute was missed."""
+    assert slots.is_update("Lena commutes by S-Bahn, about 40 minutes each way.",
+                           "Lena now cycles to work - the new office is 15 min away.") == "update"

@@ -27,6 +27,7 @@ from datetime import date
 from functools import lru_cache
 
 from kairos.dream.distill import when
+from kairos.dream.distill.lexicon import PERSON_NOUNS
 from kairos.dream.distill.slots import Claim, claims_of, durable_attribute
 from kairos.dream.distill.words import FILLER, STOP, UNITS, spelling, strip_accents, words
 
@@ -127,6 +128,17 @@ def _named(t: tuple[str, ...]) -> tuple[str, ...]:
     """One wording of who is whose: "Ben's dog is called Rex", "Ben has a
     dog called Rex", "Ben's dog: Rex" and "Rex is Ben's dog" all read ("ben",
     "has", "dog", "called", "rex").  Only a line that says nothing else."""
+    # the user's own: "My daughter's name is Ella", "my daughter is Ella", "I have a
+    # daughter called Ella", and a key line "daughter: Ella" (key lines are the user's)
+    if len(t) == 5 and t[0] == "my" and t[2:4] == ("name", "is") and (
+            t[1].endswith("'s") or t[1][:-1] in PERSON_NOUNS):  # "my daughters name is Ella"
+        return ("my", "has", t[1][:-2] if t[1].endswith("'s") else t[1][:-1], "called", t[4])
+    if len(t) == 4 and t[0] == "my" and t[2] == "is" and t[1] in PERSON_NOUNS:
+        return ("my", "has", t[1], "called", t[3])
+    if len(t) == 5 and t[:2] == ("i", "have") and t[3] == "called":
+        return ("my", "has", t[2], "called", t[4])
+    if len(t) == 2 and t[0] in PERSON_NOUNS:
+        return ("my", "has", t[0], "called", t[1])
     if len(t) == 3 and t[0].endswith("'s"):
         return (t[0][:-2], "has", t[1], "called", t[2])  # Ben's dog: Rex
     if len(t) in (4, 5) and t[0].endswith("'s") and t[2] == "is" and (len(t) == 4 or t[3] == "called"):

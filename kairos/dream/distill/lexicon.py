@@ -217,7 +217,8 @@ LEXICAL_AUX = frozenset({"does", "do", "did", "doesn't", "don't", "didn't", "wil
                           "can", "can't", "cannot", "would", "should", "might", "may", "must"})
 
 
-CLAUSE_BREAK = re.compile(r";|\s+—\s+|,\s*(?=(?:but|so|sondern|stattdessen|aber|instead)\b)"
+CLAUSE_BREAK = re.compile(r";|\s+—\s+|\s+[-–]\s+(?=(?:the|a|an|she|he|they|I|we|it|my|her|his|their|der|die|"
+                     r"das|sie|er|es|ich|wir)\s)|,\s*(?=(?:but|so|sondern|stattdessen|aber|instead)\b)"
                      r"|\s+(?=(?:but|sondern|stattdessen|instead)\b)"
                      # a sentence's end: "… for lunch. She moved …" (not "Dr. Roth", "2. Februar")
                      r"|,\s*(?=(?:who|which|die|der|welche[rs]?)\s+[a-zäöüß])"  # "her aunt, who moved …"

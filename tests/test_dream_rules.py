@@ -1432,3 +1432,28 @@ def test_a_dash_between_words_ends_a_clause() -> None:
     distance was read as the commute's, so the change of commute was missed."""
     assert slots.is_update("Lena commutes by S-Bahn, about 40 minutes each way.",
                            "Lena now cycles to work - the new office is 15 min away.") == "update"
+
+
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    ("Mia, 34, lives in Berlin and works at Zalando.", "Mia moved to Hamburg.",
+     ["Mia, 34, works at Zalando.", "Mia moved to Hamburg."]),
+    ("Mia (34) lives in Berlin and works at Zalando.", "Mia now works at Siemens.",
+     ["Mia (34) lives in Berlin.", "Mia now works at Siemens."]),
+    ("Lukas wohnt in Dortmund und arbeitet bei thyssenkrupp.", "Lukas ist nach Düsseldorf gezogen.",
+     ["Lukas arbeitet bei thyssenkrupp.", "Lukas ist nach Düsseldorf gezogen."]),
+    ("I live in Berlin and work at Zalando.", "Mia moved to Hamburg.",
+     ["I work at Zalando.", "Mia moved to Hamburg."]),
+    # the rest begins with a pronoun: it cannot be said alone, the whole line stays
+    ("Sara has a boyfriend called Jonas; they met at university.", "Sara and Jonas broke up.",
+     ["Sara has a boyfriend called Jonas; they met at university.", "Sara and Jonas broke up."]),
+])
+def test_what_stays_of_a_line_of_several_facts_is_said_alone(older: str, newer: str,
+                                                             expected: list[str]) -> None:
+    """A line of several facts of which a newer line replaces one keeps the
+    rest, with the subject (and an age beside it) it began with, citing the
+    same write; never a word of the rest lost."""
+    plan = derive([unit(1, older, "2026-01-02T08:00Z"), unit(2, newer, "2026-01-06T08:00Z")],
+                  {"MEMORY.md": [(older, ("e1",))]},
+                  Settings(at("2026-01-07T02:00Z"), when.zone("Europe/Berlin"), frozenset({"mia"})))
+    assert lines(plan.files) == expected
+    assert all(sources == ["e1"] for text, sources in plan.files["MEMORY.md"] if text != newer)

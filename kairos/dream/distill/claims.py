@@ -206,6 +206,10 @@ def _parse_clause(text: str, german: bool, main: str | None) -> _Clause | None:
             while i < len(toks) and toks[i][0].isupper():
                 i += 1
             continue
+        if NUMBER_TOKEN.match(tok) and names and not head and len(tok) <= 3 and \
+                re.search(rf"{re.escape(names[-1])}\s*[,(]\s*{tok}\s*[,)]", text):
+            i += 1  # "Mia, 34, lives in Berlin", "Mia (34)": her age beside her name
+            continue
         if NUMBER_TOKEN.match(tok) and head:
             head.append(low)  # "bike number 3", "room 12": the number names which one
             i += 1

@@ -290,7 +290,8 @@ def _remainders(live: list[Fact], settings: Settings) -> list[Fact]:
         if f.superseded_by is not None or not f.replaced or f.unit.opaque:
             continue
         kept = [c for k, c in enumerate(f.claims) if k not in f.replaced and _says(c)]
-        text = _said_alone(f.unit.text, kept, settings.names)
+        gone = [c for k, c in enumerate(f.claims) if k in f.replaced]
+        text = _said_alone(f.unit.text, kept, gone, settings.names)
         if text is None:
             continue
         f.remainder = read(Unit(f.unit.key, text, f.unit.sources, f.unit.home, f.unit.written,
@@ -305,13 +306,17 @@ def _remainders(live: list[Fact], settings: Settings) -> list[Fact]:
     return out
 
 
-_LEADING_NAME = re.compile(r"^\s*([A-ZÄÖÜ][\w-]+|I|Ich)\s+[a-zäöüß]")
+# The subject a line begins with, past an age beside it ("Mia, 34, lives …", "Mia (34) …").
+_LEADING_NAME = re.compile(r"^\s*([A-ZÄÖÜ][\w-]+|I|Ich)(?:\s*,\s*\d{1,3}\s*,|\s*\(\d{1,3}\))?\s+[a-zäöüß]")
 _PRONOUNS = frozenset("i we he she they it you ich wir er sie es ihr man".split())
 
 
-def _said_alone(line: str, kept: list[slots.Claim], names: frozenset[str]) -> str | None:
+def _said_alone(line: str, kept: list[slots.Claim], gone: list[slots.Claim],
+                names: frozenset[str]) -> str | None:
     """The kept claims as sentences of their own, or None when one cannot
-    stand alone.  ``names``: the user's (a claim about them is about "@user")."""
+    stand alone, or when a word of the line that no replaced claim said
+    would be lost ("Mia, 34, lives …": her age, beside her name, stays).
+    ``names``: the user's (a claim about them is about "@user")."""
     if not kept:
         return None
     lead = _LEADING_NAME.match(line)
@@ -325,12 +330,20 @@ def _said_alone(line: str, kept: list[slots.Claim], names: frozenset[str]) -> st
             if not who or not (who.lower() in c.subjects or "@user" in c.subjects and (
                     who in ("I", "Ich") or who.lower() in names)):
                 return None
-            words = [who, *words]
+            words = [lead.group(0)[:-1].strip() if lead else who, *words]  # with an age beside
         sentence = " ".join(words)
         if not all(w.lower() in line.lower() for w in words):
             return None  # a clause the reading rewrote ("I have" for "I've")
         parts.append(sentence[0].upper() + sentence[1:])
-    return ". ".join(parts) + "."
+    out = ". ".join(parts) + "."
+    said = {w.lower() for c in gone for w in re.findall(r"[\w-]+", c.text)} | _JOINERS
+    if {w.lower() for w in re.findall(r"[\w-]+", line)} - said - \
+            {w.lower() for w in re.findall(r"[\w-]+", out)}:
+        return None
+    return out
+
+
+_JOINERS = frozenset("and und but aber sondern also auch".split())
 
 
 def _says(claim: slots.Claim) -> bool:

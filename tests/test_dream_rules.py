@@ -1457,3 +1457,21 @@ def test_what_stays_of_a_line_of_several_facts_is_said_alone(older: str, newer: 
                   Settings(at("2026-01-07T02:00Z"), when.zone("Europe/Berlin"), frozenset({"mia"})))
     assert lines(plan.files) == expected
     assert all(sources == ["e1"] for text, sources in plan.files["MEMORY.md"] if text != newer)
+
+
+@pytest.mark.parametrize(("older", "newer", "kept"), [
+    ("Lena lives in Berlin with her husband Tom.", "Lena moved to Hamburg.", True),
+    ("Lena lives in Berlin with her cat Pixel.", "Lena moved to Hamburg.", True),
+    ("Lena wohnt mit ihrem Mann Jan in Berlin.", "Lena ist nach Hamburg gezogen.", True),
+    ("Lena lives in Berlin with her husband Tom.", "Lena and Tom moved to Hamburg.", False),
+    ("Tom lives in Leipzig with his girlfriend.", "Tom moved to Dresden.", False),
+])
+def test_someone_named_beside_a_place_does_not_go_with_it(older: str, newer: str, kept: bool) -> None:
+    """"Lena lives in Berlin with her husband Tom", then a move: the line was
+    superseded whole, and that Tom is her husband with it (a durable fact
+    lost, with a checkable reason the guard accepted).  Now the line stays
+    unless the newer names him too."""
+    plan = derive([unit(1, older, "2026-01-02T08:00Z"), unit(2, newer, "2026-01-06T08:00Z")],
+                  {"MEMORY.md": [(older, ("e1",))]},
+                  Settings(at("2026-01-07T02:00Z"), when.zone("Europe/Berlin"), frozenset({"lena"})))
+    assert (older in lines(plan.files)) is kept

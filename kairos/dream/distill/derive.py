@@ -233,7 +233,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             if _two_events(older, newer) or _a_while_away(older, newer):
                 continue
             days = (_first_day(older), _first_day(newer))
-            replaced = [any(slots.decide(o, n, days) for n in newer.claims) for o in older.claims]
+            replaced = [any(slots.decide(o, n, days) for n in newer.claims) and
+                        not _carries_more(o, newer.unit.text) for o in older.claims]
             if not any(replaced):
                 continue
             older.replaced.update({k: newer for k, r in enumerate(replaced) if r})
@@ -344,6 +345,27 @@ def _said_alone(line: str, kept: list[slots.Claim], gone: list[slots.Claim],
 
 
 _JOINERS = frozenset("and und but aber sondern also auch".split())
+
+
+def _carries_more(claim: slots.Claim, newer: str) -> bool:
+    """Whether a claim names someone beside its value whom the newer line
+    does not: "Lena lives in Berlin with her husband Tom" is not replaced
+    whole by "Lena moved to Hamburg" — that Tom is her husband would go with
+    Berlin (a durable fact lost); the line stays (a missed update, never a
+    lost fact).  "Lena and Tom moved to Hamburg" takes him along; someone
+    not named ("with his girlfriend") goes with the place, as an editor
+    would let it."""
+    said = {w.lower() for w in re.findall(r"[\w-]+", newer)}
+    for m in _WITH_SOMEONE.finditer(claim.text):
+        name = (m.group(1) or m.group(2) or "").lower()
+        if name and name not in said and not when.is_calendar(name):
+            return True
+    return False
+
+
+# Someone named beside a place or a job: "with her husband Tom", "with Tom", "mit ihrem Mann Jan".
+_WITH_SOMEONE = re.compile(r"\b(?:with|mit)\s+(?:(?:her|his|their|my|our|ihrem|ihrer|seinem|seiner|"
+                           r"meinem|meiner|unserem|unserer)\s+\w+\s+([A-ZÄÖÜ][\w-]+)|([A-ZÄÖÜ][\w-]+))")
 
 
 def _says(claim: slots.Claim) -> bool:

@@ -74,12 +74,16 @@ GRAM_MIN_WORD = 7
 HEAD = "bababa"
 AFFIX_REST = 4  # letters a shared beginning or ending must have besides an affix to be a part
 # Endings and beginnings that words share without sharing a part: derivation
-# makes them ("vegetarian", "veterinarian"; "automatic", "automobile").
+# makes them ("vegetarian", "veterinarian"; "automatic", "automobile";
+# "hypertension", "pension"; "instrument", "instead").  Latin "-ion" and
+# "in-", "con-", "com-", "ex-" begin and end too many English words that
+# are no compounds: a run must hold four letters besides them to be a part.
 SUFFIX_AFFIXES = tuple("""arian arians ation ations ition itions ution utions ment ments ness able
 ible ical ally ship hood less ious eous ance ence ology ologist ician ional ings ling ist ists ism
-ity ive ung ungen heit keit schaft lich isch chen lein erei""".split())
+ity ive ung ungen heit keit schaft lich isch chen lein erei ion ions""".split())
 PREFIX_AFFIXES = tuple("""auto inter intra tele micro macro super trans under over multi anti semi
-counter photo post pre dis un re non mis ver vor unter uber ueber ge be ent zer""".split())
+counter photo post pre dis un re non mis ver vor unter uber ueber ge be ent zer in im con com
+ex""".split())
 LINES_FROM = 1 << 48  # a current line's FTS rowid is its id plus this; history's, its position
 
 

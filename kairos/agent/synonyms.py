@@ -56,11 +56,13 @@ GROUPS = (
     # health
     "allergy allergies allergic intolerance intolerant allergie allergisch heuschnupfen hayfever "
     "pollen",
-    "doctor physician gp clinic arzt ärztin hausarzt",
+    "doctor physician gp clinic arzt ärztin hausarzt hausärztin",
+    "hypertension bluthochdruck blutdruck",
     "dentist dental teeth tooth zahnarzt zahnärztin zahnarzttermin",
     "medication medications medicine medicines drug drugs pills prescription medikament "
     "medikamente",
     "sick ill illness flu fever krank",
+    "peanut peanuts erdnuss erdnüsse erdnussallergie",
     # food and drink
     "food foods eat eats eating diet meal meals cuisine dish dishes essen",
     "vegetarian vegan vegetarier vegetarierin",
@@ -91,14 +93,69 @@ GROUPS = (
     "hobby hobbies pastime pastimes hobbys freizeit climbing bouldering hiking yoga painting "
     "knitting gardening photography chess guitar piano dancing",
     "sport sports exercise training workout gym",
+    "music musical musician instrument instruments cello violin viola flute clarinet trumpet "
+    "saxophone drums piano guitar musik instrumente geige klavier gitarre flöte",
     "book books novel novels reading buch",
     # money
     "salary income earns wage gehalt",
     "rent rents landlord lease miete",
+    "debt debts loan loans schulden kredit darlehen",
+    "tax taxes steuer steuern steuererklärung finanzamt",
+    # home
+    "heating heater boiler radiator radiators heizung heizkessel",
     # who someone is (asked as "who is …", see related())
     "who " + RELATIONS,
 )
 
+# The same thing in other words, for a query word that found nothing: one
+# thing a line, each way of saying it between bars, English and German (an
+# English phrase is often one German compound: "parents evening",
+# "Elternabend").  Unlike a kind's words (GROUPS), these are looked for as
+# the query's own words — "family doctor" asked of a pair that wrote
+# "Hausarzt" is about the doctor, and "family" must not outweigh it because
+# the word "doctor" was never written.  Curated and unambiguous only: no
+# "Rezept" (a prescription, a recipe), no "Pension" (a guesthouse).
+EQUIVALENTS = """
+family doctor | gp | hausarzt | hausärztin
+doctor | arzt | ärztin
+dentist | zahnarzt | zahnärztin
+blood pressure | blutdruck | bluthochdruck
+hypertension | blood pressure | bluthochdruck
+medication | medicine | medikament | medikamente
+allergy | allergie
+peanut allergy | erdnussallergie
+peanut | erdnuss
+hay fever | heuschnupfen
+physiotherapy | physio | physiotherapie
+hospital | krankenhaus
+health insurance | krankenversicherung | krankenkasse
+vaccination | impfung
+parents evening | elternabend
+homework | hausaufgaben
+report card | zeugnis
+daycare | kita
+tax return | tax declaration | steuererklärung
+tax | steuer | steuern
+tax office | finanzamt
+deadline | frist
+debt | schulden
+loan | kredit | darlehen
+mortgage | hypothek
+insurance | versicherung
+heating | heizung
+boiler | heizkessel
+landlord | vermieter | vermieterin
+washing machine | waschmaschine
+dishwasher | spülmaschine | geschirrspüler
+garden | garten
+driving licence | driving license | drivers license | führerschein
+passport | reisepass
+grandmother | grandma | oma | großmutter
+grandfather | grandpa | opa | großvater
+"""
+_EQUIVALENTS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    tuple(tuple(alternative.split()) for alternative in line.split("|"))
+    for line in EQUIVALENTS.strip().splitlines())
 MAX_ADDED = 40  # words a query gains at most
 WHO_IS = re.compile(r"^\s*(?:who(?:'s| is| was)|wer ist|wer war)\b", re.I)
 FOR_A_LIVING = re.compile(r"\bfor a living\b|\bberuflich\b", re.I)
@@ -140,6 +197,28 @@ def idioms(query: str, words: list[str]) -> list[str]:
     if FOR_A_LIVING.search(query):
         words = [w for w in words if w not in ("living", "beruflich")] + ["work"]
     return list(dict.fromkeys(words))
+
+
+def equivalents(words: Sequence[str], unfound: Sequence[str]) -> list[str]:
+    """The words of the other ways of saying what the query's words say
+    (:data:`EQUIVALENTS`), when one of those words found nothing: a way of
+    saying it is in the query when its words stand there side by side
+    ("tax return" in "tax return deadline", stop words left out); each
+    added word once, none the query holds in any form ("parent" for
+    "parents evening" would find every line about the parents)."""
+    missing = set(unfound)
+    out: dict[str, None] = {}
+    for line in _EQUIVALENTS:
+        for alternative in line:
+            n = len(alternative)
+            if any(tuple(words[i:i + n]) == alternative and missing & set(alternative)
+                   for i in range(len(words) - n + 1)):
+                for other in line:
+                    for w in other:
+                        out[w] = None
+                break
+    held = {_base(w) for w in words}
+    return [w for w in out if _base(w) not in held]
 
 
 def forms(words: Sequence[str]) -> list[str]:
@@ -232,4 +311,4 @@ def _form(word: str) -> str:
     return re.sub(r"(?:ies|ing|ed|es|s)$", "", word) if len(word) > 4 else word
 
 
-__all__ = ["GROUPS", "forms", "idioms", "related"]
+__all__ = ["EQUIVALENTS", "GROUPS", "equivalents", "forms", "idioms", "related"]

@@ -1054,3 +1054,103 @@ def test_an_everyday_word_finds_the_line_that_says_it_in_another(
         either.write("ada", "MEMORY.md", text, user="priya")
     found = texts(either.search("ada", query, user="priya", limit=3))
     assert line in found[:2] and not set(others) & set(found[:found.index(line)]), found
+
+
+# -- a sixteenth QA pass (second blind set) ------------------------------------------------
+@pytest.mark.parametrize("query", [
+    "latest blood pressure reading", "most recent blood pressure reading",
+    "newest blood pressure reading", "What was the last blood pressure reading?"])
+def test_a_query_for_the_latest_ranks_the_newest_version_first(either: Memory, query: str) -> None:
+    """"latest" was looked for as a word, and the newer line, which does not
+    say it changed, stayed below the January reading it follows."""
+    for text in ("Marta's blood pressure reading in January: 142/90; GP wants a recheck in April.",
+                 "Marta's e-reader is a Kobo Clara; she reads Polish crime novels.",
+                 "April recheck: blood pressure down to 128/82."):
+        either.write("quill", "MEMORY.md", text, user="marta")
+    assert texts(either.search("quill", query, user="marta", limit=3))[:1] == [
+        "April recheck: blood pressure down to 128/82."]
+
+
+def test_last_before_a_name_or_a_span_of_time_asks_for_no_latest() -> None:
+    from kairos.agent.search import _NOT_LATEST
+    assert _NOT_LATEST.search("What's Sam's last name?")
+    assert _NOT_LATEST.search("what did Sam do last week?")
+    assert not _NOT_LATEST.search("last blood pressure reading")
+
+
+@pytest.mark.parametrize(("word", "text"), [
+    ("hypertension", "Marta is in the teachers' pension scheme."),  # "-ension": "-ion" and a letter
+    ("instrument", "Flying Ryanair instead of driving."),  # "inst": "in-" and two letters
+])
+def test_a_derived_beginning_or_ending_is_no_part_of_a_long_word(word: str, text: str) -> None:
+    from kairos.projections.search import grams, held_parts
+    assert held_parts(text, [word], frozenset(grams([word]))) == 0
+
+
+def test_an_english_word_finds_no_line_by_a_piece_it_shares_with_another(either: Memory) -> None:
+    """"hypertension" found only "pension", "musical instrument" only a flight
+    "instead of driving": the substring companion took a shared "-ension"
+    and "inst" for compound parts."""
+    for text in ("Marta is in the teachers' pension scheme and plans to retire at 60.",
+                 "Kraków trip changed: flying Ryanair FR 2417 on 18 July instead of driving."):
+        either.write("quill", "MEMORY.md", text, user="marta")
+    if either.search("quill", "hypertension", user="marta").mode == "lexical":
+        assert texts(either.search("quill", "hypertension", user="marta")) == []
+        assert texts(either.search("quill", "musical instrument", user="marta")) == []
+
+
+@pytest.mark.parametrize(("query", "line", "others"), [
+    ("family doctor", "Hausarzt: Dr. Brandt, Praxis in der Kastanienallee 12.",
+     ["Family car: grey Skoda Octavia Kombi, plate B-KW 4127.",
+      "Sold the Skoda; the family now drives a VW ID.3 (B-KW 880E)."]),
+    ("tax return deadline", "Die Steuererklärung 2025 muss bis 31. Juli beim Finanzamt sein.",
+     ["Project deadline for the Treptow bridge: handover to the Senat on 30 September 2026."]),
+])
+def test_a_word_written_in_other_words_outranks_a_generic_word_found(
+        either: Memory, query: str, line: str, others: list[str]) -> None:
+    """The generic word was found ("Family car"), the specific one only in
+    German: BM25 weighs a word it never found at nothing, and the kind's
+    ranking that found "Hausarzt" counted a third of the words'."""
+    for text in (*others, line):
+        either.write("nova", "MEMORY.md", text, user="jonas")
+    assert texts(either.search("nova", query, user="jonas", limit=3))[:1] == [line]
+
+
+@pytest.mark.parametrize(("query", "line"), [
+    ("parents evening", "Elternabend in Emils Schule am 5. Februar, 19 Uhr."),
+    ("Elternabend", "Parents' evening at Emil's school on Thursday at 7."),
+    ("high blood pressure", "Jonas nimmt morgens 5 mg Ramipril gegen Bluthochdruck."),
+    ("tax return", "Die Steuererklärung 2025 muss bis 31. Juli beim Finanzamt sein."),
+    ("peanut allergy", "Lotte hat eine Erdnussallergie – immer ein EpiPen im Rucksack."),
+    ("heating", "Die Heizung wird im Oktober gewartet."),
+    ("driving licence", "Jonas' Führerschein läuft 2031 ab."),
+])
+def test_an_everyday_thing_is_found_in_the_other_language(either: Memory, query: str,
+                                                           line: str) -> None:
+    for text in ("Jonas is allergic to penicillin.", "Jonas's mother Ingrid lives in Potsdam.",
+                 "Jonas and his parents go to the Baltic every August.", line):
+        either.write("nova", "MEMORY.md", text, user="jonas")
+    result = either.search("nova", query, user="jonas", limit=3)
+    # (by meaning, "his parents" is nearer "parents evening" than "Elternabend" is)
+    assert texts(result)[:1] == [line] if result.mode == "lexical" else line in texts(result)[:2]
+
+
+@pytest.mark.parametrize(("query", "line"), [
+    ("debt", "Ben's student loan: Plan 2, about £38k left."),
+    ("heating", "Marta's house is a 1930s semi; boiler replaced in November (Worcester Bosch)."),
+    ("hypertension", "Marta's blood pressure reading in January: 142/90."),
+    ("musical instrument", "Marta is learning the cello; lessons with Mr. Finch on Wednesdays."),
+])
+def test_an_everyday_synonym_finds_the_line(either: Memory, query: str, line: str) -> None:
+    for text in ("Marta is in the teachers' pension scheme and plans to retire at 60.",
+                 "Flying Ryanair FR 2417 on 18 July instead of driving.", line):
+        either.write("quill", "MEMORY.md", text, user="marta")
+    assert texts(either.search("quill", query, user="marta", limit=3))[:1] == [line]
+
+
+def test_equivalents_are_added_only_for_a_word_that_found_nothing() -> None:
+    from kairos.agent.synonyms import equivalents
+    assert "steuererklärung" in equivalents(["tax", "return", "deadline"], ["tax", "return"])
+    assert "elternabend" in equivalents(["parents", "evening"], ["evening"])
+    assert equivalents(["tax", "return"], []) == []
+    assert "steuererklärung" not in equivalents(["return", "tax"], ["return", "tax"])  # not side by side

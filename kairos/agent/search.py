@@ -52,7 +52,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 
-from kairos.agent.synonyms import RELATIONS, forms, idioms, related, spellings
+from kairos.agent.synonyms import RELATIONS, equivalents, forms, idioms, related, spellings
 from kairos.domain.files import POINTER, check_scope, file_spec
 from kairos.domain.hashing import format_time
 from kairos.domain.ids import check_id
@@ -128,6 +128,16 @@ ASKED_FORM = frozenset("name names named called namen heißt heisst".split())
 # (_below_replacements, _replacements_first).
 NOW = frozenset("""now currently current nowadays presently jetzt aktuell aktuelle aktuellen
 derzeit momentan zurzeit mittlerweile""".split())
+# Words that ask for the newest version of a fact ("the latest blood pressure
+# reading", "die neueste Adresse"): not looked for either — "latest" is no
+# word of the answer — and among the results a newer line of a file that
+# holds the asked words an older one holds ranks above it even when it does
+# not say it changed (:func:`_replacements_first`).  "last" only before
+# another word than a name or a span of time ("last name", "last week").
+LATEST = frozenset("""latest newest recent recently last neueste neuesten neuester neuestes
+letzte letzten letzter letztes jüngste jüngsten""".split())
+_NOT_LATEST = re.compile(r"\b(?:last|letzte[nrs]?)\s+(?:name|names|nachname|vorname|week|weekend|"
+                         r"month|year|night|time|woche|wochenende|monat|jahr|nacht|mal)\b", re.I)
 # Stop words that make a phrase with the word after them ("on call", "at home").
 PARTICLES = frozenset("on at in to by for from of off up out with into over under".split())
 # Words that only look inflected.
@@ -224,7 +234,8 @@ class Search:
                             include_retracted)
         index = self.index.now()  # one look at the store for the whole search
         words = idioms(query, words)  # "for a living": work
-        words = [w for w in words if w not in NOW] or words
+        latest = any(w in LATEST for w in words) and not _NOT_LATEST.search(query)
+        words = [w for w in words if w not in NOW and not (latest and w in LATEST)] or words
         found = index.lexical(scope, words, DEPTH)
         # A word that found nothing is looked for in its other forms too
         # ("going": went, "goose": geese) and spellings ("Muenchen": München);
@@ -237,6 +248,15 @@ class Search:
         other_forms = [f for f in forms(unfound) if f not in words]
         if other_forms:
             words = [*words, *other_forms]
+            found = index.lexical(scope, words, DEPTH)
+        # ... and in the other ways of saying it, in English and German
+        # ("family doctor": Hausarzt): as the query's own words, ranked by
+        # how rare they are like the words found — a generic word found
+        # ("family" in "Family car") must not outrank the one the pair wrote
+        # in other words.
+        said = [w for w in equivalents(words, unfound) if w not in words]
+        if said:
+            words = [*words, *said]
             found = index.lexical(scope, words, DEPTH)
         spelt = [f for f in spellings(unfound) if f not in words]
         if spelt:  # as spelt, not by prefix: "güsts"* is "gust"* once stemmed, and finds Gustav
@@ -273,10 +293,18 @@ class Search:
             # Beside what the words or a word of the kind found it counts
             # half: a piece of a word ("like" in "dislike", "mobile" in
             # "automobile") is a weaker match than a word.
+            # (Not the words said in other ways: "hausarzt" is looked for as a
+            # word, its "haus" is no part of "Hausratversicherung".)
             have = {text_key(d.text) for d in by_words}
+            pieces = [w for w in about if w not in said] or about
             rankings.append((1.0 if not by_words and not of_kind else COMPANION_WEIGHT,
-                             [d for d in index.substring(scope, about, DEPTH)
+                             [d for d in index.substring(scope, pieces, DEPTH)
                               if text_key(d.text) not in have]))
+        if said:
+            # The query said in the other language (or other words) votes as
+            # its meaning does: the embedder, which finds "Family car" for
+            # "family doctor", does not know that "Hausarzt" says it.
+            rankings.append((1.0, index.lexical(scope, said, DEPTH)))
         phrases = _phrases(query)
         if phrases:  # "on-call", "on call": the words side by side, not "video calls"
             rankings.append((1.0, _holding_phrases(by_words, phrases)))
@@ -299,7 +327,7 @@ class Search:
                             "their words only")
             except EmbedderUnavailable as e:
                 note = f"semantic search unavailable, lexical results only: {e}"
-        docs = self._rank(index, scope, rankings, words)
+        docs = self._rank(index, scope, rankings, words, latest)
         hits = [self._hit(d, score, words, include_retracted, kinds) for d, score in docs[:limit]]
         return SearchResult(query, hits, mode, note)
 
@@ -307,7 +335,7 @@ class Search:
     @staticmethod
     def _rank(index: SearchIndex, scope: SearchScope,
               rankings: Sequence[tuple[float, list[Doc]]],
-              words: Sequence[str]) -> list[tuple[Doc, float]]:
+              words: Sequence[str], latest: bool = False) -> list[tuple[Doc, float]]:
         best: dict[str, Doc] = {}  # one document per text: a current line over history
         scores: dict[str, float] = {}
         # A topic file's pointer ("More in topics/sport.md.") is no fact: the
@@ -436,7 +464,7 @@ class Search:
                 old.text, lines, frequency), topic),
             lambda old, line: written[line.file, line.position] == 1 and (
                 in_file[line.file] == 1 or not _partly(old, line, topic)))
-        return _replacements_first(ranked, words, user=scope.user)
+        return _replacements_first(ranked, words, user=scope.user, latest=latest)
 
     @staticmethod
     def _hit(doc: Doc, score: float, words: list[str], auditor: bool,
@@ -757,13 +785,18 @@ def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int],
 
 
 def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
-                        depth: int = 20, user: str | None = None) -> list[tuple[Doc, float]]:
+                        depth: int = 20, user: str | None = None,
+                        latest: bool = False) -> list[tuple[Doc, float]]:
     """Move a result above an older one of the same file that is about the
     same thing (:func:`_same_subject`): the likely replacement of a fact
     above the fact it replaced ("standup at 09:45" → "standup moved to
-    10:15").  The query's topic is its words that are not in most of the
-    results (the person's name is in all of them, and says nothing of which
-    fact a result is).  The moved result takes the score of the one it
+    10:15").  Asked for the ``latest`` (:data:`LATEST`), a newer line need
+    not say it changed: holding two of the query's topic words the older
+    holds (or the one it holds) is enough ("April recheck: blood pressure
+    down to 128/82." above "Marta's blood pressure reading in January").
+    The query's topic is its words that are not in most of the results (the
+    person's name is in all of them, and says nothing of which fact a
+    result is).  The moved result takes the score of the one it
     passes, so the scores stay in order."""
     top = list(ranked[:depth])
     stems = [_stems(d.text) for d, _ in top]
@@ -784,8 +817,9 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
             old = top[i][0]
             if (old.file == new.file and new.position > old.position and new_stems
                     and not _someone_else(old.text, new.text, user)
-                    and (_same_subject(stems[i], new_stems, topic, old.text, new.text, common,
-                                       me)
+                    and ((latest and _newer_of(stems[i], new_stems, topic - me))
+                         or _same_subject(stems[i], new_stems, topic, old.text, new.text, common,
+                                          me)
                          or _new_in_other_words(old.text, new.text, stems[i], new_stems, kin,
                                                 asked, user, kind_of))):
                 moved, moved_stems = top.pop(j), stems.pop(j)
@@ -793,6 +827,14 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
                 stems.insert(i, moved_stems)
                 break
     return top + list(ranked[depth:])
+
+
+def _newer_of(old: frozenset[str], new: frozenset[str], topic: AbstractSet[str]) -> bool:
+    """Whether a newer line, asked for the latest, is a later version of an
+    older one: it holds two of the query's topic words the older holds, or
+    the only one the older holds."""
+    held = topic & old
+    return bool(held) and len(held & new) >= min(2, len(held))
 
 
 def _new_in_other_words(old_text: str, new_text: str, old: frozenset[str], new: frozenset[str],

@@ -18,7 +18,11 @@ read side).  A search:
    particle with its word ("on call", "on-call") the lines that hold them
    side by side; words that say the answer's form ("name", "called") only
    break ties among the lines found, and words that ask for what is true
-   now ("now", "jetzt") are not looked for (step 5 puts the newest first);
+   now ("now", "jetzt") or for the latest ("latest", "neueste") are not
+   looked for (step 5 puts the newest first); a word that found nothing is
+   looked for in its other forms, spellings and equivalents in either
+   language ("family doctor": Hausarzt), the equivalents' lines a ranking
+   of their own;
 3. ranks by meaning, when an embedder is configured: cosine over the
    scope's vectors, keeping only those at or above ``min_similarity``
    (:data:`~kairos.home.MIN_SIMILARITY` by default) — without a floor the

@@ -99,7 +99,10 @@ def seed(home: str, events: int, days: int, per_stream: int) -> None:
 
     t = time.perf_counter()
     start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
-    with Memory.init(home) as mem:
+    Memory.init(home).close()
+    # No follower: it would apply the seeded events page by page as the logs
+    # are written (a 5,000,000 seed stalled behind it); one load does it after.
+    with Memory(home, follow=False) as mem:
         store = mem.engine.store
         streams = max(1, events // per_stream)
         for s in range(streams):

@@ -32,12 +32,13 @@ from benchmarks.dream_quality import (
 MORE = SCENARIOS.with_name("scenarios_more.json")
 HELDOUT = SCENARIOS.with_name("scenarios_heldout.json")
 BLIND2 = SCENARIOS.with_name("scenarios_blind2.json")
+BLIND3 = SCENARIOS.with_name("scenarios_blind3.json")
 
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, Any]:
     out = {}
-    for path in (SCENARIOS, MORE, HELDOUT, BLIND2):
+    for path in (SCENARIOS, MORE, HELDOUT, BLIND2, BLIND3):
         cases = load_cases(path)
         assert validate_cases(cases) == []
         out[path.name] = [run_scenario(c) for c in cases]
@@ -65,11 +66,12 @@ def test_no_durable_fact_is_lost_and_nothing_leaks_or_is_injected(results: dict[
 
 
 @pytest.mark.parametrize(("name", "precision", "recall", "stale", "dups"), [
-    (HELDOUT.name, 0.98, 1.0, 2, 5), (BLIND2.name, 0.93, 0.99, 8, 3)])
+    (HELDOUT.name, 0.98, 1.0, 2, 5), (BLIND2.name, 0.93, 0.99, 8, 3),
+    (BLIND3.name, 0.81, 0.91, 31, 14)])
 def test_the_blind_sets_lose_nothing_and_leak_nothing(results: dict[str, Any], name: str,
                                                       precision: float, recall: float, stale: int,
                                                       dups: int) -> None:
-    """The two sets written blind (tests/data/dream/README.md): no durable
+    """The three sets written blind (tests/data/dream/README.md): no durable
     fact lost, no leak, no injection, no refused draft, idempotent; and no
     worse than this round left them.  What they still find is known and
     allowed here: missed updates told in other words ("raised the metformin

@@ -1475,3 +1475,45 @@ def test_someone_named_beside_a_place_does_not_go_with_it(older: str, newer: str
                   {"MEMORY.md": [(older, ("e1",))]},
                   Settings(at("2026-01-07T02:00Z"), when.zone("Europe/Berlin"), frozenset({"lena"})))
     assert (older in lines(plan.files)) is kept
+
+
+# -- an eleventh pass: a third blind set (work notes, terse support notes) ---------------------------
+@pytest.mark.parametrize(("text", "written", "now", "tz", "expected"), [
+    # a day a few days gone is that one, not next year's (an invented year)
+    ("Dana is back from leave as of 1 September.", "2026-09-03T15:00Z", "2026-09-04T07:00Z",
+     "America/New_York", "Dana is back from leave as of 1 September 2026."),
+    ("5k goal erreicht am 14.4.", "2026-04-15T18:00Z", "2026-04-16T02:00Z", "Europe/Vienna",
+     "5k goal erreicht am 14.4.2026"),
+    ("Mia's exam is on 10 January.", "2026-03-25T14:00Z", "2026-03-26T07:00Z", "Europe/Berlin",
+     "Mia's exam is on 10 January 2027."),
+    # "now <date>" in a told past is the nearer date; a past told of a date is last year's
+    ("Falcon: launch pushed again, now 13 May.", "2026-04-10T14:00Z", "2026-04-11T07:00Z",
+     "America/New_York", "Falcon: launch pushed again, now 13 May 2026."),
+    ("Mia ran the Berlin marathon on 13 May.", "2026-04-10T14:00Z", "2026-04-11T07:00Z",
+     "Europe/Berlin", "Mia ran the Berlin marathon on 13 May 2025."),
+    # a birthday said short keeps no year
+    ("bday 21.7.", "2026-02-04T10:00Z", "2026-02-05T02:00Z", "Europe/Vienna", "bday 21.7."),
+    # "end of" is a noun, never "ended of"
+    ("Q1 OKR: cut p95 latency below 200 ms by end of March.", "2026-01-05T15:00Z",
+     "2026-04-03T07:00Z", "America/New_York",
+     "Q1 OKR: cut p95 latency below 200 ms by end of March 2026."),
+    ("due end of May", "2026-04-05T14:00Z", "2026-06-26T07:00Z", "Europe/Berlin",
+     "due end of May 2026"),
+])
+def test_an_eleventh_pass_of_time_words(text: str, written: str, now: str, tz: str,
+                                        expected: str) -> None:
+    """A third blind set: three invented years (a day two days gone read as
+    next year's, "now 13 May" in a told past as last year's), a short
+    birthday given a year, and "by end of March" aged into "by ended of"."""
+    assert when.resolve(text, at(written), at(now), when.zone(tz)).text == expected
+
+
+def test_everyone_named_beside_a_place_stays_with_it() -> None:
+    """A third blind set: "… with her partner Tom and their cat Pixel", then
+    "Lena and Tom are moving to Augsburg": the cat went with Munich."""
+    older = "Lena lives in Munich-Giesing with her partner Tom and their cat Pixel."
+    newer = "Lena and Tom are moving to Augsburg at the end of June."
+    plan = derive([unit(1, older, "2026-01-20T09:00Z", "USER.md"),
+                   unit(2, newer, "2026-05-04T18:00Z", "USER.md")], {"USER.md": [(older, ("e1",))]},
+                  Settings(at("2026-07-08T02:00Z"), when.zone("Europe/Berlin"), frozenset({"lena"})))
+    assert older in lines(plan.files, "USER.md")

@@ -356,16 +356,16 @@ def _carries_more(claim: slots.Claim, newer: str) -> bool:
     not named ("with his girlfriend") goes with the place, as an editor
     would let it."""
     said = {w.lower() for w in re.findall(r"[\w-]+", newer)}
-    for m in _WITH_SOMEONE.finditer(claim.text):
-        name = (m.group(1) or m.group(2) or "").lower()
-        if name and name not in said and not when.is_calendar(name):
-            return True
-    return False
+    beside = _WITH.search(claim.text)
+    if beside is None:
+        return False
+    # every name from "with" on: "with her partner Tom and their cat Pixel"
+    names = {w.lower() for w in re.findall(r"\b[A-ZÄÖÜ][\w-]+", claim.text[beside.end():])}
+    return any(n not in said and not when.is_calendar(n) for n in names)
 
 
-# Someone named beside a place or a job: "with her husband Tom", "with Tom", "mit ihrem Mann Jan".
-_WITH_SOMEONE = re.compile(r"\b(?:with|mit)\s+(?:(?:her|his|their|my|our|ihrem|ihrer|seinem|seiner|"
-                           r"meinem|meiner|unserem|unserer)\s+\w+\s+([A-ZÄÖÜ][\w-]+)|([A-ZÄÖÜ][\w-]+))")
+# Someone beside a place or a job: "with her husband Tom", "mit ihrem Mann Jan und Kater Moritz".
+_WITH = re.compile(r"\b(?:with|mit)\b")
 
 
 def _says(claim: slots.Claim) -> bool:

@@ -74,6 +74,9 @@ def _finite_en(tokens: list[re.Match[str]], subject: bool = True) -> int | None:
             continue
         if w == "may" and t.group(0)[0] == "M" and i > 0:
             continue  # the month: "on 3 May"
+        if w in ("end", "start", "beginning", "middle") and i + 1 < len(tokens) and \
+                tokens[i + 1].group(0).lower() == "of":
+            continue  # a noun: "by end of March", "due start of May"
         if w in _AUX_EN:
             return i
         if i + 1 < len(tokens) and tokens[i + 1].group(0).lower() in _AUX_EN:

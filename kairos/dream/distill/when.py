@@ -92,7 +92,8 @@ RECURRING = re.compile(
     r"|morgens|abends|mittags|nachts|wochentags|werktags|täglich|wöchentlich|monatlich|jährlich"
     r"|immer|regelmäßig|meistens)\b", re.I)
 ANNUAL = re.compile(
-    r"\b(?:birthday|anniversary|name day|Geburtstag|Hochzeitstag|Jahrestag|Namenstag)\b"
+    r"\b(?:birthday|b-?day|bday's|anniversary|name day|Geburtstag|Geb\.|Hochzeitstag|Jahrestag|"
+    r"Namenstag)(?!\w)"
     r"(?!\s*(?:party|parties|dinner|lunch|trip|celebration|present|gift|cake|Feier|Party|Essen"
     r"|Geschenk|Reise))", re.I)
 # "born on 3 March", "am 3. März geboren" — not "due to be born on 3 June".
@@ -637,10 +638,21 @@ def _vor_n(m: re.Match[str], d: date, past: bool) -> Mention:
 
 
 # Days and months without a year.
+JUST_GONE = 31  # days: a day this recently gone is the one meant, not next year's
+
+
 def _year_for(d: date, month: int, day: int, past: bool) -> int:
+    """The year of a day written without one: the last one on or before the
+    writing day in a told past, else the next one on or after — unless that
+    day went by less than :data:`JUST_GONE` days before ("is back from leave
+    as of 1 September", written on 3 September; "5k goal erreicht am 14.4.",
+    written on the 15th): a day a few days gone is that one, not next year's."""
     if past:
         return d.year if (month, day) <= (d.month, d.day) else d.year - 1
-    return d.year if (month, day) >= (d.month, d.day) else d.year + 1
+    if (month, day) >= (d.month, d.day):
+        return d.year
+    gone = _safe_date(d.year, month, day)
+    return d.year if gone is not None and (d - gone).days <= JUST_GONE else d.year + 1
 
 
 def _day_month(m: re.Match[str], d: date, past: bool, month: int, day: int, lang: str,
@@ -843,7 +855,7 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
 
 # What a told past may point ahead with: "got promoted, effective 1 July", "booked
 # flights for 3 August": the date is the nearer of the last and the next.
-_AHEAD_BEFORE = re.compile(r"\b(?:effective|starting|for|due|wirksam|gültig ab|für|zum)\s+"
+_AHEAD_BEFORE = re.compile(r"\b(?:effective|starting|for|due|now|wirksam|gültig ab|für|zum|jetzt|nun)\s+"
                            r"(?:(?:on|from|the|am|den|dem)\s+)?$", re.I)
 # A sentence ended just before: "… nuts. Next week she is …" keeps its capital.
 _SENTENCE_END = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<!\bvs)(?<!\betc)"

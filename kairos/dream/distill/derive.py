@@ -41,7 +41,8 @@ from typing import Any
 
 from kairos.domain.files import POINTER, pointer
 from kairos.dream.distill import facts, faithful, slots, when
-from kairos.dream.distill.lexicon import CORRECTION, KEY_LINE
+from kairos.dream.distill.lexicon import CORRECTION, KEY_LINE, PERSON_NOUNS
+from kairos.dream.distill.words import is_german
 
 ARCHIVE = "topics/archive.md"
 MAIN = ("USER.md", "MEMORY.md")
@@ -354,18 +355,30 @@ def _carries_more(claim: slots.Claim, newer: str) -> bool:
     Berlin (a durable fact lost); the line stays (a missed update, never a
     lost fact).  "Lena and Tom moved to Hamburg" takes him along; someone
     not named ("with his girlfriend") goes with the place, as an editor
-    would let it."""
+    would let it; and the one a relationship is with is what the newer ends
+    ("in a relationship with Sam" / "single again")."""
     said = {w.lower() for w in re.findall(r"[\w-]+", newer)}
     beside = _WITH.search(claim.text)
-    if beside is None:
+    if beside is None or _TOGETHER.search(claim.text, 0, beside.start()):
         return False
-    # every name from "with" on: "with her partner Tom and their cat Pixel"
-    names = {w.lower() for w in re.findall(r"\b[A-ZÄÖÜ][\w-]+", claim.text[beside.end():])}
+    # Who is named from "with" on: "with Tom", "with her partner Tom and their cat
+    # Pixel", "mit ihrem Mann Jan" (a German noun is capitalised: there, only a name
+    # after a person's or a pet's noun counts).
+    tail = claim.text[beside.start():]
+    names = {m.group(1).lower() for m in _NAMED_ONE.finditer(tail)}
+    if not is_german(claim.text):
+        names |= {m.group(1).lower() for m in _WITH_NAME.finditer(tail)}
     return any(n not in said and not when.is_calendar(n) for n in names)
 
 
 # Someone beside a place or a job: "with her husband Tom", "mit ihrem Mann Jan und Kater Moritz".
 _WITH = re.compile(r"\b(?:with|mit)\b")
+_WITH_NAME = re.compile(r"\bwith\s+([A-Z][\w-]+)")
+_NAMED_ONE = re.compile(r"\b(?:" + "|".join(sorted(PERSON_NOUNS | {
+    "cat", "dog", "rabbit", "kitten", "puppy", "katze", "kater", "hund", "hündin", "hase"},
+    key=len, reverse=True)) + r")\s+([A-ZÄÖÜ][\w-]+)", re.I)
+_TOGETHER = re.compile(r"\b(?:relationship|married|engaged|dating|together|partnered|verheiratet|"
+                       r"verlobt|zusammen|liiert)\b", re.I)
 
 
 def _says(claim: slots.Claim) -> bool:

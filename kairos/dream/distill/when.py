@@ -137,11 +137,12 @@ QUOTED = re.compile(r"(?<![\w])'[^']{2,80}'(?![\w])|\"[^\"]{2,80}\"|“[^”]{2,
 MAYBE_TIME = re.compile(
     rf"\b(?:{_M_ANY}|{_WD_EN}|{_WD_DE}|{'|'.join(_ABBR_EN)}|Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b"
     r"|\d{4}-\d\d|\d{1,2}\.\d{1,2}\."
-    r"|\b(?:today|tonight|tomorrow|yesterday|next|this|last|ago|in (?:\d+|a|an|one|two|three|four|"
+    r"|\b(?:today|tonight|tomorrow|tmrw|tmr|2moro|yesterday|next|this|last|ago|"
+    r"in (?:\d+|a|an|one|two|three|four|"
     r"five|six|seven|eight|nine|ten|eleven|twelve) (?:days?|weeks?|fortnights?|months?)|"
     r"the \d{1,2}(?:st|nd|rd|th)|weekend|wochenende|heute|morgen|übermorgen|"
     r"gestern|vorgestern|nächste\w*|kommende\w*|diese\w*|letzte\w*|vergangene\w*|in \w+ (?:Tagen?|"
-    r"Wochen?|Monaten?)|vor \w+ (?:Tagen?|Wochen?)|Anfang|Mitte|Ende|end of the (?:month|week|year))\b",
+    r"Wochen?|Monaten?)|vor \w+ (?:Tagen?|Wochen?)|Anfang|Mitte|Ende|end of (?:the )?(?:month|week|year))\b",
     re.I)
 
 
@@ -378,10 +379,9 @@ def _month_year(m: re.Match[str], d: date, past: bool) -> Mention | None:
 # English relative days.
 # "at the end of the month", "by the end of next week", "Ende des Monats",
 # "Ende nächster Woche": the month, week or year it points to, by name.
-@R.add(r"\b((?:at |by )?(?:the )?end of) (the|this|next|last) (month|week|year)\b", re.I)
+@R.add(r"\b((?:at |by )?(?:the )?end of) (?:(the|this|next|last) )?(month|week|year)\b", re.I)
 def _end_of(m: re.Match[str], d: date, past: bool) -> Mention:
-    prep = m.group(1) if " the " in f" {m.group(1)} " else m.group(1).replace("end of", "the end of")
-    return _end_of_unit(m, d, prep, m.group(2).lower(), m.group(3).lower(), "en")
+    return _end_of_unit(m, d, m.group(1), (m.group(2) or "this").lower(), m.group(3).lower(), "en")
 
 
 @R.add(r"\b((?:bis )?(?:Anfang|Mitte|Ende)) (?:des |der )?(diese[sr]?|nächste[nr]?|kommende[nr]?|"
@@ -404,7 +404,7 @@ def _ereyesterday(m: re.Match[str], d: date, past: bool) -> Mention:
     return _day(m, d - timedelta(days=2), "en", part=m.group(1))
 
 
-@R.add(r"\btomorrow\b" + _PART_EN, re.I)
+@R.add(r"\b(?:tomorrow|tmrw|tmr|2moro)\b" + _PART_EN, re.I)
 def _tomorrow(m: re.Match[str], d: date, past: bool) -> Mention:
     return _day(m, d + timedelta(days=1), "en", part=m.group(1))
 
@@ -455,8 +455,8 @@ def _weekday(m: re.Match[str], d: date, past: bool) -> Mention | None:
     if (_DAY_SPAN.match(m.string, m.end()) or _DAY_SPAN_END.search(m.string[:m.start()])) and \
             not re.search(r"\b(?:is|are|am|was|were|will be)\b", before):
         return None  # "works from Monday to Friday": days of every week ("is in Rome from …": a stay)
-    if not which and not re.search(r"\b(?:is|are|was|were|by|until|till|from|since|before|after)$",
-                                   before) and not TARGET.search(m.string[:m.start()]):
+    if not which and not re.search(r"\b(?:is|are|was|were|by|until|till|from|since|before|after|"
+                                   r"eod|cob|due)$", before) and not TARGET.search(m.string[:m.start()]):
         return None  # a bare weekday ("Friday evening plans") names no day for sure
     if which == "last" or (past and which in ("", "on")):
         day = _weekday_back(d, target)
@@ -466,7 +466,8 @@ def _weekday(m: re.Match[str], d: date, past: bool) -> Mention | None:
         day = _next_week_day(d, target)
     else:
         day = _weekday_ahead(d, target)
-    prep = which == "on" or not (re.search(r"\b(?:by|until|till|from|since|before|after|to)$", before)
+    prep = which == "on" or not (re.search(r"\b(?:by|until|till|from|since|before|after|to|eod|cob|"
+                                           r"due)$", before)
                                  or TARGET.search(m.string[:m.start()]))
     return _day(m, day, "en", prep=prep)
 
@@ -483,6 +484,11 @@ def _weekday_at(m: re.Match[str], d: date, past: bool) -> Mention | None:
     target = next(i for i, w in enumerate(WEEKDAYS_EN) if w.lower().startswith(name[:3]))
     day = _weekday_back(d, target) if past else _weekday_ahead(d, target)
     return _day(m, day, "en")
+
+
+@R.add(r"\b(?:the )?week after next\b", re.I)
+def _week_after_next(m: re.Match[str], d: date, past: bool) -> Mention:
+    return _week(m, _monday(d) + timedelta(days=14), "en")
 
 
 @R.add(r"\b(next|this|last) (week|month|year|weekend)\b", re.I)

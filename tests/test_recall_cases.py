@@ -1154,3 +1154,53 @@ def test_equivalents_are_added_only_for_a_word_that_found_nothing() -> None:
     assert "elternabend" in equivalents(["parents", "evening"], ["evening"])
     assert equivalents(["tax", "return"], []) == []
     assert "steuererklärung" not in equivalents(["return", "tax"], ["return", "tax"])  # not side by side
+
+
+# -- a seventeenth QA pass (third blind set) --------------------------------------------------
+@pytest.mark.parametrize(("query", "line"), [
+    ("knee pain", "knie rechts zwickt bergab, physio termin 20.02."),
+    ("how is she sleeping now?", "schlaf besser: 7-7.5h seit handy nicht mehr im schlafzimmer"),
+    ("is the part-time request approved?", "teilzeit genehmigt ab 1.9., freitags frei"),
+    ("iron supplements", "hausärztin empfiehlt eisen 2x/wo"),
+    ("running shoes", "schuhe: asics novablast 4, ~600km drauf, neue bestellt"),
+    ("what is her resting heart rate?", "ruhepuls: 52 | hfmax: 191"),
+    ("caffeine", "koffein: max 2 tassen kaffee, letzte vor 14 uhr"),
+])
+def test_an_english_query_finds_a_terse_german_note(either: Memory, query: str, line: str) -> None:
+    """A coaching agent's German shorthand was not found by the English
+    everyday word ("knee": knie, "sleeping": schlaf)."""
+    for text in ("trainingsplan: 4x/wo, long run sonntags", "ziel 2026: halbmarathon unter 2h",
+                 line):
+        either.write("kompass", "MEMORY.md", text, user="lena")
+    assert line in texts(either.search("kompass", query, user="lena", limit=3))[:2]
+
+
+def test_an_equivalent_is_found_in_another_form_of_the_word() -> None:
+    from kairos.agent.synonyms import equivalents
+    assert "schlaf" in equivalents(["sleeping"], ["sleeping"])
+    assert "schuhe" in equivalents(["running", "shoes"], ["shoes"])
+    assert "doppelt" in equivalents(["invoice", "sent", "twice"], ["twice"])
+
+
+@pytest.mark.parametrize(("query", "old", "new"), [
+    ("what exercise does she do these days", "Priya goes to hot yoga Mondays at 19:00.",
+     "Priya stopped yoga; she now swims at Clifton Lido on Tuesdays."),
+    ("when is the coaching session now?", "sessions: di 7:30 via zoom, 30 min",
+     "ab sept: sessions do 18:00 statt di morgens"),
+    ("when is release 4.14.0?", "Release 4.14.0 planned for 9 September 2026.",
+     "Release 4.14.0 slipped to 16 September 2026 (Kafka consumer lag fix)."),
+])
+def test_asked_for_now_a_newer_line_that_says_it_changed_comes_first(
+        either: Memory, query: str, old: str, new: str) -> None:
+    """"these days" was looked for as a word, "statt" and "slipped" did not
+    say a line changed, and a word every result holds kept the newer
+    session line below the older one."""
+    for text in (old, "pref: sessions in english ok, but feelings stuff in german", new):
+        either.write("kompass", "MEMORY.md", text, user="lena")
+    assert texts(either.search("kompass", query, user="lena", limit=3))[:1] == [new]
+
+
+def test_these_days_asks_for_now() -> None:
+    from kairos.agent.search import NOW_PHRASE
+    assert NOW_PHRASE.search("what does she do these days")
+    assert not NOW_PHRASE.search("two days off")

@@ -94,6 +94,8 @@ CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\
 WORD = re.compile(r"\w+")
 # A line that says it replaces something: "new number", "now lives", "neue Adresse".
 CHANGED = re.compile(r"\b(?:new|now|changed|moved|switched|updated|replaced|ersetzt|"
+                     r"slipped|postponed|delayed|rescheduled|brought\s+forward|instead|"
+                     r"verschoben|verlegt|statt|"
                      r"neue[nrsm]?|neu|jetzt|nun|"
                      r"inzwischen|geändert|umgezogen|quit|left|joined|gekündigt|gewechselt|"
                      r"fängt\b.*\ban|angefangen)\b", re.I)
@@ -138,6 +140,10 @@ derzeit momentan zurzeit mittlerweile""".split())
 # holds the asked words an older one holds ranks above it even when it does
 # not say it changed (:func:`_replacements_first`).  "last" only before
 # another word than a name or a span of time ("last name", "last week").
+# Phrases that ask for what is true now as "now" does ("what does she do
+# these days"): their words are not looked for either ("days").
+NOW_PHRASE = re.compile(r"\b(?:these\s+days|at\s+the\s+moment|right\s+now|at\s+present|"
+                        r"im\s+moment|zur\s+zeit|heutzutage)\b", re.I)
 LATEST = frozenset("""latest newest recent recently last neueste neuesten neuester neuestes
 letzte letzten letzter letztes jüngste jüngsten""".split())
 _NOT_LATEST = re.compile(r"\b(?:last|letzte[nrs]?)\s+(?:name|names|nachname|vorname|week|weekend|"
@@ -239,7 +245,11 @@ class Search:
         index = self.index.now()  # one look at the store for the whole search
         words = idioms(query, words)  # "for a living": work
         latest = any(w in LATEST for w in words) and not _NOT_LATEST.search(query)
-        words = [w for w in words if w not in NOW and not (latest and w in LATEST)] or words
+        phrased = {w for m in NOW_PHRASE.finditer(query) for w in words_of(m.group())}
+        now = phrased or any(w in NOW for w in words)
+        words = [w for w in words if w not in NOW and w not in phrased
+                 and not (latest and w in LATEST)] or words
+        now = bool(now) or latest  # "now", "these days": a newer line that says it changed first
         found = index.lexical(scope, words, DEPTH)
         # A word that found nothing is looked for in its other forms too
         # ("going": went, "goose": geese) and spellings ("Muenchen": München);
@@ -331,7 +341,7 @@ class Search:
                             "their words only")
             except EmbedderUnavailable as e:
                 note = f"semantic search unavailable, lexical results only: {e}"
-        docs = self._rank(index, scope, rankings, words, latest)
+        docs = self._rank(index, scope, rankings, words, latest, now)
         hits = [self._hit(d, score, words, include_retracted, kinds) for d, score in docs[:limit]]
         return SearchResult(query, hits, mode, note)
 
@@ -339,7 +349,8 @@ class Search:
     @staticmethod
     def _rank(index: SearchIndex, scope: SearchScope,
               rankings: Sequence[tuple[float, list[Doc]]],
-              words: Sequence[str], latest: bool = False) -> list[tuple[Doc, float]]:
+              words: Sequence[str], latest: bool = False,
+              now: bool = False) -> list[tuple[Doc, float]]:
         best: dict[str, Doc] = {}  # one document per text: a current line over history
         scores: dict[str, float] = {}
         # A topic file's pointer ("More in topics/sport.md.") is no fact: the
@@ -468,7 +479,7 @@ class Search:
                 old.text, lines, frequency), topic),
             lambda old, line: written[line.file, line.position] == 1 and (
                 in_file[line.file] == 1 or not _partly(old, line, topic)))
-        return _replacements_first(ranked, words, user=scope.user, latest=latest)
+        return _replacements_first(ranked, words, user=scope.user, latest=latest, now=now)
 
     @staticmethod
     def _hit(doc: Doc, score: float, words: list[str], auditor: bool,
@@ -790,7 +801,7 @@ def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int],
 
 def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
                         depth: int = 20, user: str | None = None,
-                        latest: bool = False) -> list[tuple[Doc, float]]:
+                        latest: bool = False, now: bool = False) -> list[tuple[Doc, float]]:
     """Move a result above an older one of the same file that is about the
     same thing (:func:`_same_subject`): the likely replacement of a fact
     above the fact it replaced ("standup at 09:45" → "standup moved to
@@ -815,6 +826,11 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
     kin = frozenset(_stem(k) for k in related(list(words))) - common
     me = {_stem((user or "").casefold())}  # the user's name says nothing of which fact
     kind_of = {_stem(w): frozenset(_stem(k) for k in related([w])) for w in words}
+    # Asked for what is true now (``now``), a newer line that says it changed ("sessions do
+    # 18:00 statt di morgens") may hold the words every result holds, when
+    # the user is known, their name left out ("when is the coaching session
+    # now?" of a pair whose every line is about the sessions).
+    own = asked - me if user else topic
     for j in range(1, len(top)):
         new, new_stems = top[j][0], stems[j]
         for i in range(j):
@@ -822,6 +838,8 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
             if (old.file == new.file and new.position > old.position and new_stems
                     and not _someone_else(old.text, new.text, user)
                     and ((latest and _newer_of(stems[i], new_stems, topic - me))
+                         or (now and CHANGED.search(new.text)
+                             and _newer_of(stems[i], new_stems, own))
                          or _same_subject(stems[i], new_stems, topic, old.text, new.text, common,
                                           me)
                          or _new_in_other_words(old.text, new.text, stems[i], new_stems, kin,

@@ -45,7 +45,8 @@ GROUPS = (
     "kid kids child children son sons daughter daughters baby kind kinder sohn tochter",
     "wife husband spouse partner married marriage girlfriend boyfriend fiance fiancee dating "
     "ehefrau ehemann partnerin verheiratet freundin freund frau",
-    "boss manager supervisor chef chefin vorgesetzte vorgesetzter teamleiter teamleiterin",
+    "boss manager supervisor chef chefin vorgesetzte vorgesetzter teamleiter teamleiterin "
+    "teamleitung",
     "secretary assistant sekretär sekretärin assistent assistentin",
     "anniversary wedding married marry marries hochzeitstag hochzeit heiratet jahrestag",
     "parent parents mother father mom mum dad eltern mutter vater",
@@ -92,7 +93,8 @@ GROUPS = (
     # pastimes
     "hobby hobbies pastime pastimes hobbys freizeit climbing bouldering hiking yoga painting "
     "knitting gardening photography chess guitar piano dancing",
-    "sport sports exercise training workout gym",
+    "sport sports exercise training workout gym swim swims swimming jogging yoga pilates "
+    "schwimmen joggen",
     "music musical musician instrument instruments cello violin viola flute clarinet trumpet "
     "saxophone drums piano guitar musik instrumente geige klavier gitarre flöte",
     "book books novel novels reading buch",
@@ -152,6 +154,68 @@ driving licence | driving license | drivers license | führerschein
 passport | reisepass
 grandmother | grandma | oma | großmutter
 grandfather | grandpa | opa | großvater
+knee | knie
+back pain | rückenschmerzen
+headache | kopfschmerzen
+pain | schmerzen | schmerz
+shoulder | schulter
+ankle | knöchel | sprunggelenk
+injury | injured | verletzung | verletzt
+cramp | cramps | krampf | krämpfe
+blood test | blood work | blutwerte | blutbild
+iron | eisen
+vitamin | vitamine
+supplement | nahrungsergänzung
+caffeine | koffein
+coffee | kaffee
+alcohol | alkohol
+weight | gewicht
+sleep | schlaf | schlafen
+insomnia | schlafstörung | schlaflosigkeit
+sleeping pills | schlaftabletten
+tired | müde
+stress | stressed | gestresst
+anxiety | angst
+burnout | burn-out | erschöpfung
+resting heart rate | resting pulse | ruhepuls
+heart rate | pulse | puls | herzfrequenz
+running shoes | laufschuhe
+shoes | schuhe
+half marathon | halbmarathon
+swimming | schwimmen
+cycling | radfahren
+interval | intervals | intervalle
+training plan | trainingsplan
+exercises | übungen
+stretching | dehnen
+goal | ziel
+part time | part-time | teilzeit
+full time | full-time | vollzeit
+approved | genehmigt
+rejected | abgelehnt
+request | antrag
+sick leave | sick note | krankmeldung | krankgeschrieben
+notice period | kündigungsfrist
+resignation | kündigung
+contract | vertrag
+salary | gehalt
+pay rise | raise | gehaltserhöhung
+promotion | beförderung
+job interview | vorstellungsgespräch
+team lead | team leader | teamleitung | teamleiter | teamleiterin
+boss | chef | chefin | vorgesetzter | vorgesetzte
+colleague | kollege | kollegin
+invoice | rechnung
+invoices | rechnungen
+twice | doppelt
+sent | verschickt | versendet
+refund | erstattung | rückerstattung
+payment | zahlung
+reminder | mahnung
+customer | kunde | kundin
+complaint | beschwerde
+escalation | eskalation
+cancellation | stornierung | storno
 """
 _EQUIVALENTS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
     tuple(tuple(alternative.split()) for alternative in line.split("|"))
@@ -206,12 +270,14 @@ def equivalents(words: Sequence[str], unfound: Sequence[str]) -> list[str]:
     ("tax return" in "tax return deadline", stop words left out); each
     added word once, none the query holds in any form ("parent" for
     "parents evening" would find every line about the parents)."""
-    missing = set(unfound)
+    missing = {_base(w) for w in unfound}
+    bases = [_base(w) for w in words]  # "sleeping" says "sleep", "shoes" "shoe"
     out: dict[str, None] = {}
     for line in _EQUIVALENTS:
         for alternative in line:
             n = len(alternative)
-            if any(tuple(words[i:i + n]) == alternative and missing & set(alternative)
+            wanted = tuple(_base(w) for w in alternative)
+            if any(tuple(bases[i:i + n]) == wanted and missing & set(wanted)
                    for i in range(len(words) - n + 1)):
                 for other in line:
                     for w in other:

@@ -246,6 +246,30 @@ def test_verify_checks_the_search_index_against_the_read_model(lexical: Memory) 
     assert lexical.verify().ok
 
 
+ZEDS_FIRST = "(SELECT min(id) FROM memory_lines WHERE user_id = 'zed')"  # its text may be sealed
+
+
+@pytest.mark.parametrize("tamper", [
+    f"UPDATE memory_lines SET sources = 'e0' WHERE id = {ZEDS_FIRST}",
+    f"UPDATE memory_lines SET file = 'topics/x.md' WHERE id = {ZEDS_FIRST}",
+    f"UPDATE memory_lines SET user_id = 'zoe' WHERE id = {ZEDS_FIRST}"])
+def test_verify_compares_each_files_lines_and_names_the_file(lexical: Memory, tamper: str) -> None:
+    """File by file, as both tables stream in one order (bounded memory):
+    a line that cites other events, moved to a file the pair does not have,
+    or to a pair that has no such file is found, and its file named."""
+    for user, line in (("amy", "Amy plays the oboe."), ("zed", "Zed plays the drums."),
+                       ("zed", "Zed sings."), ("bob", "Bob plays chess.")):
+        lexical.write("ada", "MEMORY.md", line, user=user)
+    lexical.flush()
+    assert lexical.verify().ok
+    with lexical.engine.readmodel.engine.begin() as conn:
+        conn.exec_driver_sql(tamper)
+    problems = [str(p) for p in lexical.verify().problems]
+    assert any("search index: ada/" in p and "kairos rebuild" in p for p in problems), problems
+    lexical.rebuild()
+    assert lexical.verify().ok
+
+
 def test_semantic_hits_below_the_similarity_floor_are_not_returned(
         home: Path, db_url: str) -> None:
     lines = ["Sam prefers window seats on flights.", "Sam's dentist is Dr. Berg.",

@@ -98,7 +98,10 @@ def seed(home: str, events: int, days: int, per_stream: int) -> None:
     from kairos.memory import Memory
 
     t = time.perf_counter()
-    start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+    # Days well before today's: a measurement's own writes go to today's file,
+    # and a seeded day file of today would then span every position after it
+    # (verify and rebuild read overlapping files together, merged).
+    start = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
     Memory.init(home).close()
     # No follower: it would apply the seeded events page by page as the logs
     # are written (a 5,000,000 seed stalled behind it); one load does it after.

@@ -52,6 +52,7 @@ from kairos.dream.distill.when import QUOTED, is_calendar
 from kairos.dream.distill.words import (
     EN_VERB_FORMS,
     IRREGULAR_EN,
+    PARTICIPLES_EN,
     STOP,
     STOP_DE,
     is_german,
@@ -454,11 +455,6 @@ _SPELLED = {"m": "am", "ve": "have", "re": "are", "ll": "will"}
 _NAME_CONTRACTION = re.compile(
     r"\b([Hh]e|[Ss]he|[Ii]t|[A-Z][\w-]+)['’]s\s+((?:(?:now|also|still|just|finally|recently|already|"
     r"no longer|not|never)\s+)*)(\w+)(?![\w-])(\s+\w+)?")
-# Participles that end a "'s has" ("Felix's moved to", "Mia's been to Rome").
-_PARTICIPLES = frozenset("""been gone got gotten become left quit taken given begun done made bought
-sold found grown run seen won lost written broken chosen driven eaten fallen flown forgotten hidden
-known ridden risen shown spoken stolen sworn thrown worn kept held met paid put read said sent set
-spent stood told thought understood""".split())
 _AFTER_PARTICIPLE = frozenset("""to from into out in on at back away up down off over a an the her
 his their my its our your this that these those""".split())
 
@@ -475,7 +471,7 @@ def _spelled_out(text: str) -> str:
         who, adverbs, word, after = m.group(1), m.group(2), m.group(3), m.group(4) or ""
         low, nxt = word.lower(), after.strip().lower()
         pronoun = who.lower() in ("he", "she", "it")
-        participle = low in _PARTICIPLES or (low.endswith("ed") and (not nxt or nxt in _AFTER_PARTICIPLE))
+        participle = low in PARTICIPLES_EN or (low.endswith("ed") and (not nxt or nxt in _AFTER_PARTICIPLE))
         if participle and (pronoun or adverbs or not nxt or nxt in _AFTER_PARTICIPLE):
             return f"{who} has {adverbs}{word}{after}"
         if pronoun or adverbs or low in ("a", "an", "the", "back", "from", "in", "at", "on", "with"):

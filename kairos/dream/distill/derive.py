@@ -35,7 +35,7 @@ two dreams in a row on unchanged input propose nothing.  Pure: no I/O.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, tzinfo
 from typing import Any
 
@@ -296,10 +296,8 @@ def _remainders(live: list[Fact], settings: Settings) -> list[Fact]:
         text = _said_alone(f.unit.text, kept, gone, settings.names)
         if text is None:
             continue
-        f.remainder = read(Unit(f.unit.key, text, f.unit.sources, f.unit.home, f.unit.written,
-                                f.unit.order), settings)
-        f.remainder.members = [Unit(u.key, text, u.sources, u.home, u.written, u.order)
-                               for u in f.members or [f.unit]]
+        f.remainder = read(replace(f.unit, text=text), settings)
+        f.remainder.members = [replace(u, text=text) for u in f.members or [f.unit]]
         by = max(f.replaced.values(), key=lambda n: (n.unit.written, n.unit.order))
         while by.superseded_by is not None and by.superseded_by is not by:
             by = by.superseded_by  # replaced in turn: what is live now

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from kairos.dream.distill.words import EN_VERB_FORMS, IRREGULAR_EN, PAST_DE
+from kairos.dream.distill.words import EN_VERB_FORMS, IRREGULAR_EN, PARTICIPLES_EN, PAST_DE
 
 _AUX_PAST_EN = {"was", "were", "had", "did"}
 _AUX_EN = {"is", "are", "am", "was", "were", "has", "have", "had", "will", "does", "do", "did",
@@ -183,7 +183,7 @@ def _past_en(text: str, a: int, b: int) -> str | None:
 
 
 def _perfect(word: str) -> bool:
-    return word.endswith("ed") or word in ("been", "gone", "got", "made", "left")
+    return word.endswith("ed") or word in PARTICIPLES_EN
 
 
 # Negated auxiliaries and their past ("couldn't" is past already: None).
@@ -278,9 +278,7 @@ def clause_past(text: str, a: int, b: int, lang: str) -> bool:
     w = lower[i]
     if w in _AUX_PAST_EN:
         return True
-    if w in ("has", "have") and i + 1 < len(lower) and (
-            lower[i + 1].endswith("ed") or lower[i + 1] in ("been", "gone", "got", "made", "left",
-                                                           "had", "bought", "sold", "begun")):
+    if w in ("has", "have") and i + 1 < len(lower) and (_perfect(lower[i + 1]) or lower[i + 1] == "had"):
         return True
     if w.endswith("ed"):
         return True

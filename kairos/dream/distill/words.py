@@ -82,6 +82,12 @@ UNITS = {
 }
 
 # -- verbs --------------------------------------------------------------------------------------
+# English past participles that do not end in "-ed": "has gone", "Felix's moved" and
+# "Mia's been to Rome" (a "'s" that is "has") are told by them.
+PARTICIPLES_EN = frozenset("""been gone got gotten become left quit taken given begun done made bought
+sold found grown run seen won lost written broken chosen driven eaten fallen flown forgotten hidden
+known ridden risen shown spoken stolen sworn thrown worn kept held met paid put read said sent set
+spent stood told thought understood""".split())
 # English irregular verbs: base -> (third person, past, present participle).
 IRREGULAR_EN: dict[str, tuple[str, str, str]] = {
     "be": ("is", "was", "being"), "have": ("has", "had", "having"), "do": ("does", "did", "doing"),

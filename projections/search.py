@@ -80,7 +80,7 @@ AFFIX_REST = 4  # letters a shared beginning or ending must have besides an affi
 # "in-", "con-", "com-", "ex-" begin and end too many English words that
 # are no compounds: a run must hold four letters besides them to be a part.
 SUFFIX_AFFIXES = tuple("""arian arians ation ations ition itions ution utions ment ments ness able
-ible ical ally ship hood less ious eous ance ence ology ologist ician ional ings ling ist ists ism
+ible ical ally ship hood less ious eous ance ence ology ologist ician ional ing ings ling ist ists ism
 ity ive ung ungen heit keit schaft lich isch chen lein erei ion ions""".split())
 PREFIX_AFFIXES = tuple("""auto inter intra tele micro macro super trans under over multi anti semi
 counter photo post pre dis un re non mis ver vor unter uber ueber ge be ent zer in im con com

@@ -1204,3 +1204,190 @@ def test_these_days_asks_for_now() -> None:
     from kairos.agent.search import NOW_PHRASE
     assert NOW_PHRASE.search("what does she do these days")
     assert not NOW_PHRASE.search("two days off")
+
+
+# -- an eighteenth pass: mistyped words and short forms ----------------------------------------
+TYPO_LINES = ["Sam is vegetarian since 2019.", "Sam's dentist is Dr. Weber in Altona.",
+              "Sam hat einen Zahnarzttermin am 3. März.", "Sam lives in a small house by the lake.",
+              "Sam's new address is Hauptstraße 5, Hamburg.", "Sam goes running every Tuesday.",
+              "Sam's physiotherapy sessions are on Thursdays.",
+              "Sam is allergic to penicillin.", "Sam's daughter Mila starts kindergarten in August."]
+
+
+@pytest.mark.parametrize(("query", "line"), [
+    ("is sam vegitarian?", 0),  # a vowel for a vowel
+    ("vegetarain", 0),  # two letters swapped
+    ("who is Sam's dentsit", 1),
+    ("Zahnartztermin", 2),  # German, swapped
+    ("Sam's adress", 4),  # a letter left out
+    ("runing days", 5),
+    ("physiotheraphy", 6),  # a letter too, beside its key
+    ("penicilin allergy", 7),
+    ("kindergarden", 8),  # d is not beside t: two slips, allowed in a long word
+    ("when does Mila start kindergartn", 8),
+])
+def test_a_mistyped_word_finds_the_word_it_meant(either: Memory, query: str, line: int) -> None:
+    """A query word typed wrong found nothing: the pair's own word it is a
+    slip from is looked for instead."""
+    for text in TYPO_LINES:
+        either.write("ada", "MEMORY.md", text, user="sam")
+    assert TYPO_LINES[line] in texts(either.search("ada", query, user="sam", limit=3))[:2]
+
+
+@pytest.mark.parametrize("query", ["horse", "melting", "mouse", "lakes district"])
+def test_a_word_that_is_no_slip_from_the_pairs_words_is_not_corrected(
+        either: Memory, query: str) -> None:
+    """"horse" is not "house" typed wrong (r and u are not neighbours), nor
+    "melting" "meeting": a word of its own that found nothing finds no line
+    for a word it only looks like."""
+    for text in ["Sam lives in a small house by the lake.", "Weekly meeting on Mondays.",
+                 "Sam's mouse is a Logitech MX."]:
+        either.write("ada", "MEMORY.md", text, user="sam")
+    found = texts(either.search("ada", query, user="sam", limit=5))
+    if query == "horse":
+        assert "Sam lives in a small house by the lake." not in found, found
+    if query == "melting":
+        assert "Weekly meeting on Mondays." not in found, found
+    if query == "mouse":  # the word itself is there: nothing else is looked for
+        assert found[:1] == ["Sam's mouse is a Logitech MX."], found
+    if query == "lakes district":  # "lakes" is a form of "lake", not a typo
+        assert found[:1] == ["Sam lives in a small house by the lake."], found
+
+
+def test_a_correction_never_reaches_another_pairs_or_a_retracted_word(either: Memory) -> None:
+    """The words a slip may have meant are the pair's own current lines'
+    only: another pair's word, or a retracted write's, is never looked for
+    (nor its line returned)."""
+    either.write("ada", "MEMORY.md", "Kim is vegetarian.", user="kim")
+    gone = either.write("ada", "MEMORY.md", "Sam smokes cigarillos.", user="sam")
+    either.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+    either.retract("ada", "MEMORY.md", [gone.event_id], reason="wrong", user="sam")
+    assert "Kim is vegetarian." not in texts(either.search("ada", "vegitarian", user="sam"))
+    assert not any("cigarillo" in t for t in texts(either.search("ada", "cigarilos", user="sam")))
+
+
+@pytest.mark.parametrize(("query", "line"), [
+    ("dr appt", "Sam has a doctor's appointment on Friday at 9."),
+    ("doctor appointment", "Sam: Dr. Weber appt Tue 3pm"),
+    ("bday", "Sam's birthday is on 12 May."),
+    ("birthday", "Sam bday 12.5."),
+    ("Sam's tel", "Sam's phone: +49 170 5550100"),
+    ("mgr", "Sam's manager is Petra Lang."),
+    ("how many hrs does Sam work", "Sam works 30 hours a week."),
+    ("kids", "Sam has two children, Mila and Jonas."),
+    ("Sam's mum", "Sam's mother lives in Kiel."),
+    ("vacation", "Sam is on holiday in Crete until 14 June."),
+])
+def test_a_short_or_everyday_form_finds_the_word_written(either: Memory, query: str,
+                                                        line: str) -> None:
+    """Agents write and ask in short forms ("appt", "bday", "tel", "mgr",
+    "hrs") and everyday words ("kids", "mum"): the other form is looked for
+    when the one asked found nothing."""
+    for text in ("Sam prefers window seats.", "Sam drinks oat milk.", line):
+        either.write("ada", "MEMORY.md", text, user="sam")
+    assert line in texts(either.search("ada", query, user="sam", limit=3))[:2]
+
+
+def test_slips_are_the_ones_typing_makes() -> None:
+    from kairos.agent.typos import distance, meant
+    assert distance("vegitarian", "vegetarian", 2) == 1  # vowel for vowel
+    assert distance("dentsit", "dentist", 2) == 1  # swapped
+    assert distance("adress", "address", 2) == 1  # left out
+    assert distance("gpod", "good", 2) == 1  # p is beside o
+    assert distance("horse", "house", 1) == 2  # r is not beside u
+    assert distance("appoinrment", "appointment", 2) == 1  # r beside t
+    assert distance("meeting", "melting", 1) == 2
+    words = {"vegetarian": 3, "veterinarian": 1, "house": 5, "cat": 9}
+    assert meant("vegitarian", words) == ["vegetarian"]
+    assert meant("horse", words) == []
+    assert meant("cta", words) == []  # too short to guess at
+    assert meant("house", words) == []  # the word itself is there
+    assert meant("12345", {"12346": 1}) == []  # a number is not mistyped
+
+
+REQUEST_LINES = ["Sam noted down everything about the move in a spreadsheet.",
+                 "Sam knows the landlord well.", "Sam can look after the neighbours' cat.",
+                 "Sam checks emails only in the morning.", "Sam's hearing aid takes size 312 batteries.",
+                 "Sam wants to find a new dentist.", "Sam needs to renew the passport.",
+                 "Sam's details are in the CRM."]
+
+
+@pytest.mark.parametrize(("query", "line"), [
+    ("can you look up what we know about Sam's hearing aid", 4),
+    ("I need to check whether there is anything saved about batteries", 4),
+    ("please find anything we have noted about Sam's passport", 6),
+    ("could you check the details on the dentist", 5),
+    ("search memory for anything about the hearing aid", 4),
+    ("kannst du mal nachschauen, was wir über den Pass notiert haben", 6),
+])
+def test_the_words_of_asking_are_not_looked_for(either: Memory, query: str, line: int) -> None:
+    """An agent asks as a request ("can you look up what we know about …"):
+    "look", "know", "check", "noted" and "details" found lines that hold
+    them, above the one asked for."""
+    for text in REQUEST_LINES:
+        either.write("ada", "MEMORY.md", text, user="sam")
+    found = texts(either.search("ada", query, user="sam", limit=3))
+    assert found[:1] == [REQUEST_LINES[line]], found
+
+
+@pytest.mark.parametrize("query", ["can you look up what we know about Sam's hearing aid",
+                                   "could you check the details on the dentist"])
+def test_the_words_of_asking_find_no_lines_of_their_own(lexical: Memory, query: str) -> None:
+    """By words only, the lines that hold "know", "look", "check" or
+    "details" are not found at all."""
+    for text in REQUEST_LINES:
+        lexical.write("ada", "MEMORY.md", text, user="sam")
+    found = texts(lexical.search("ada", query, user="sam", limit=5))
+    assert not {REQUEST_LINES[1], REQUEST_LINES[2], REQUEST_LINES[3], REQUEST_LINES[7]} & set(found)
+
+
+@pytest.mark.parametrize(("query", "rest"), [
+    ("can you look up what we know about Walter's hearing aids", "Walter's hearing aids"),
+    ("please find anything we have noted about respite care", "respite care"),
+    ("pull up everything we know about the Hotel Aurora account", "the Hotel Aurora account"),
+    ("remind me what we agreed about revision rounds", "what we agreed about revision rounds"),
+    ("what does Sam find hard?", "what does Sam find hard?"),  # a lone "find" is the question
+    ("Sam check-up date", "Sam check-up date"),
+    ("Noah's notes on photosynthesis", "Noah's notes on photosynthesis"),
+    ("find", "find"),  # nothing else: kept as it is
+    ("such mal nach Zahnarzt", "Zahnarzt"),
+])
+def test_only_whole_phrases_of_asking_are_taken_off(query: str, rest: str) -> None:
+    from kairos.agent.preamble import asked
+    assert " ".join(asked(query).split()) == rest
+
+
+@pytest.mark.parametrize(("query", "line"), [
+    ("Who pays for Noah's lessons?", "Noah's mother Katrin pays for the lessons, invoiced monthly."),
+    ("who picks Noah up after football?", "Noah's dad Tom picks him up after football on Mondays."),
+    ("Wer holt Noah vom Training ab?", "Noahs Vater Tom holt ihn montags vom Training ab."),
+    ("whose car does Noah borrow?", "Noah's sister Lea lends him her car on weekends."),
+])
+def test_a_who_question_about_the_user_may_be_answered_by_a_relative(
+        either: Memory, query: str, line: str) -> None:
+    """A line about the user's relative ranks low for a question about the
+    user ("Where does Noah live?" is not answered by where his mother
+    lives) — but a question that asks for a person is answered by one."""
+    for text in ("Noah is 15 and in year 10.", "Noah plays goalkeeper for SC Hietzing.",
+                 "Noah's birthday is 8 May.", "Noah finds long word problems frustrating.",
+                 line):
+        either.write("lumen", "MEMORY.md", text, user="noah")
+    assert texts(either.search("lumen", query, user="noah", limit=3))[:1] == [line]
+
+
+def test_a_mistyped_first_part_of_a_compound_finds_the_compound(either: Memory) -> None:
+    """"Zahnartz" is no slip from any whole word the pair wrote, but from
+    the beginning of "Zahnarztpraxis": that beginning is looked for."""
+    for text in ("Walter's dentist: Dr. Yilmaz, Zahnarztpraxis Dammstraße 8.",
+                 "Walter hört schlecht auf dem linken Ohr.", "Walter trinkt morgens Tee."):
+        either.write("hearth", "MEMORY.md", text, user="ingrid")
+    found = texts(either.search("hearth", "Zahnartz Walter", user="ingrid", limit=3))
+    assert found[:1] == ["Walter's dentist: Dr. Yilmaz, Zahnarztpraxis Dammstraße 8."], found
+
+
+def test_a_slip_is_also_looked_for_in_the_beginning_of_a_longer_word() -> None:
+    from kairos.agent.typos import meant
+    words = {"zahnarztpraxis": 1, "zahnarzttermin": 2, "dentist": 1}
+    assert meant("zahnartz", words)[:1] == ["zahnarzt"]
+    assert meant("dentsit", words) == ["dentist"]  # a whole word before a beginning
+    assert meant("zahn", words) == []  # too short

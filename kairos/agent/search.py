@@ -51,11 +51,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 
+from kairos.agent import typos
+from kairos.agent.preamble import asked
 from kairos.agent.synonyms import RELATIONS, equivalents, forms, idioms, related, spellings
 from kairos.domain.files import POINTER, check_scope, file_spec
 from kairos.domain.hashing import format_time
@@ -217,6 +220,7 @@ class Search:
         self.index = index
         self.embedder = embedder
         self.min_similarity = min_similarity
+        self.vocabularies = _Vocabularies()
 
     def search(self, agent: str, query: str, *, user: str | None = None, limit: int = 10,
                file: str | None = None, since: str | None = None,
@@ -240,6 +244,8 @@ class Search:
         words = words_of(query or "")
         if not words:
             raise BadInput("the query has no words to look for")
+        said_as_asked, query = query, asked(query)  # "can you look up …": the rest is searched
+        words = words_of(query)
         scope = SearchScope(agent, user, file, format_time(parse_when(since, since=True)) if since else None,
                             include_retracted)
         index = self.index.now()  # one look at the store for the whole search
@@ -278,6 +284,12 @@ class Search:
             first = index.lexical(scope, spelt, DEPTH, prefix=False)
             keys = {text_key(d.text) for d in first}
             found = first + [d for d in found if text_key(d.text) not in keys]
+        # ... and, when none of that says it, as mistyped ("vegitarian",
+        # "dentsit"): the words of the pair's own lines it is a slip from.
+        fixed = _mistyped(index, scope, found, words, unfound, said, self.vocabularies)
+        if fixed:
+            words = [*words, *fixed]
+            found = index.lexical(scope, words, DEPTH)
         by_words, rare, held, demoted = _telling(found, words)
         by_words = _content_first(by_words, words)
         about = [w for w in rare if w not in ASKED_FORM] or rare  # what the question is about
@@ -341,16 +353,17 @@ class Search:
                             "their words only")
             except EmbedderUnavailable as e:
                 note = f"semantic search unavailable, lexical results only: {e}"
-        docs = self._rank(index, scope, rankings, words, latest, now)
+        docs = self._rank(index, scope, rankings, words, latest, now,
+                          who=bool(WHO_ASKS.match(query)))
         hits = [self._hit(d, score, words, include_retracted, kinds) for d, score in docs[:limit]]
-        return SearchResult(query, hits, mode, note)
+        return SearchResult(said_as_asked, hits, mode, note)
 
     # -- ranking ------------------------------------------------------------------------
     @staticmethod
     def _rank(index: SearchIndex, scope: SearchScope,
               rankings: Sequence[tuple[float, list[Doc]]],
               words: Sequence[str], latest: bool = False,
-              now: bool = False) -> list[tuple[Doc, float]]:
+              now: bool = False, who: bool = False) -> list[tuple[Doc, float]]:
         best: dict[str, Doc] = {}  # one document per text: a current line over history
         scores: dict[str, float] = {}
         # A topic file's pointer ("More in topics/sport.md.") is no fact: the
@@ -434,8 +447,10 @@ class Search:
                 scores[key] += KINDS_WEIGHT / (RRF_K + (2 if key in topic_only else 1))
         # "Where does Kathi live?": a line about Kathi's mother or friend is not
         # about Kathi, unless the query asks for the mother.
-        # (only for a question about the user: "Who is allergic to peanuts?" is not)
-        if not asked & _RELATION_STEMS and (_stem((scope.user or "").casefold()) in asked
+        # (only for a question about the user: "Who is allergic to peanuts?" is
+        # not, and "who pays for Noah's lessons?" asks for someone else)
+        if not who and not asked & _RELATION_STEMS and (
+                _stem((scope.user or "").casefold()) in asked
                                             or asked & _USER_PRONOUNS):
             kin = {_stem(k) for k in related(list(words))}  # "is Sam married?": a girlfriend
             for key, doc in best.items():
@@ -494,6 +509,8 @@ class Search:
 _RELATION_STEMS = frozenset(_stem(w) for w in RELATIONS.split())
 _USER_PRONOUNS = frozenset(_stem(w) for w in ("she", "her", "he", "his", "sie", "ihr", "ihre", "er",
                                               "sein", "seine"))
+# A question that asks for a person: its answer may be the user's relative.
+WHO_ASKS = re.compile(r"^\s*(?:who|whom|whose|wer|wem|wen|wessen)\b", re.I)
 # A line about someone's relative: "Kathi's mother Ingrid lives …", "Emil's best friend
 # Noah …", "Ihr Bruder Tobias wohnt …".
 _ABOUT_A_RELATIVE = re.compile(
@@ -544,6 +561,52 @@ def _as_line(doc: Doc, asked: list[tuple[str, str]], current: _Current,
     if now is not None and (since is None or now.recorded_at >= since):
         return now
     return dataclasses.replace(doc, text=line)
+
+
+def _mistyped(index: SearchIndex, scope: SearchScope, found: Sequence[Doc], words: Sequence[str],
+              unfound: Sequence[str], said: Sequence[str], held: _Vocabularies) -> list[str]:
+    """The words of the scope's current lines that the query's words which
+    still found nothing were mistyped for (:mod:`typos`): not a word with
+    other forms or other ways of saying it, which is a word of its own, nor
+    one that begins or ends a word of the pair's ("Lehrer" of
+    "Grundschullehrer" is a part, which the companion finds).  The lines
+    are read only when there is such a word."""
+    tokens = [_tokens(d.text) for d in found]
+    typed = [_plain(w) for w in unfound
+             if not forms([w]) and not equivalents(words, [w]) and w not in said
+             and not any(_holds(t, (_plain(w), _stem(w))) for t in tokens)]
+    if not typed:
+        return []
+    vocabulary, joined = held.of(scope, index.lines(scope))
+    return [m for w in typed if f"\n{w}" not in joined and f"{w}\n" not in joined
+            for m in typos.meant(w, vocabulary) if m not in words]
+
+
+class _Vocabularies:
+    """The words of a few scopes' current lines, each with how many lines
+    hold it, and all of them joined by line breaks (to find a word that
+    begins or ends one in a single search); kept while the lines stay the
+    same (made again when any line came or went: a line's key is its row's)."""
+
+    HELD = 16
+
+    def __init__(self) -> None:
+        self._held: dict[SearchScope, tuple[int, dict[str, int], str]] = {}
+        self._lock = threading.Lock()
+
+    def of(self, scope: SearchScope, lines: Sequence[Doc]) -> tuple[dict[str, int], str]:
+        same = hash(tuple(d.key for d in lines))
+        with self._lock:
+            held = self._held.get(scope)
+        if held is not None and held[0] == same:
+            return held[1], held[2]
+        words = typos.vocabulary(_tokens(d.text) for d in lines)
+        joined = "\n" + "\n".join(words) + "\n"
+        with self._lock:  # threads of one server search at once
+            while len(self._held) >= self.HELD:
+                self._held.pop(next(iter(self._held)))
+            self._held[scope] = (same, words, joined)
+        return words, joined
 
 
 @functools.lru_cache(maxsize=16384)

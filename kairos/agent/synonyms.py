@@ -40,12 +40,13 @@ GROUPS = (
     "ingenieur ingenieurin entwickler entwicklerin krankenschwester pfleger pflegerin",
     # home
     "live lives lived living home address flat apartment house moved resides reside "
-    "neighbourhood neighborhood hometown wohnt wohnte wohnen wohnung zuhause adresse umgezogen",
+    "neighbourhood neighborhood hometown wohnt wohnte wohnen wohnung zuhause adresse umgezogen "
+    "addr apt",
     # family
     "kid kids child children son sons daughter daughters baby kind kinder sohn tochter",
     "wife husband spouse partner married marriage girlfriend boyfriend fiance fiancee dating "
-    "ehefrau ehemann partnerin verheiratet freundin freund frau",
-    "boss manager supervisor chef chefin vorgesetzte vorgesetzter teamleiter teamleiterin "
+    "ehefrau ehemann partnerin verheiratet freundin freund frau hubby bf gf",
+    "boss manager mgr supervisor chef chefin vorgesetzte vorgesetzter teamleiter teamleiterin "
     "teamleitung",
     "secretary assistant sekretär sekretärin assistent assistentin",
     "anniversary wedding married marry marries hochzeitstag hochzeit heiratet jahrestag",
@@ -57,7 +58,7 @@ GROUPS = (
     # health
     "allergy allergies allergic intolerance intolerant allergie allergisch heuschnupfen hayfever "
     "pollen",
-    "doctor physician gp clinic arzt ärztin hausarzt hausärztin",
+    "doctor dr physician gp clinic arzt ärztin hausarzt hausärztin",
     "hypertension bluthochdruck blutdruck",
     "dentist dental teeth tooth zahnarzt zahnärztin zahnarzttermin",
     "medication medications medicine medicines drug drugs pills prescription medikament "
@@ -79,12 +80,12 @@ GROUPS = (
     "seat seats seating aisle",
     # contact
     "phone mobile cell telephone smartphone iphone android handy telefon handynummer "
-    "telefonnummer mobilnummer",
+    "telefonnummer mobilnummer tel",
     "email emails mail inbox",
     "computer computers laptop laptops desktop pc macbook thinkpad rechner",
     # dates
-    "birthday born birth geburtstag geboren",
-    "appointment appointments meeting meetings standup termin",
+    "birthday birthdays bday born birth geburtstag geboren",
+    "appointment appointments appt appts meeting meetings mtg standup termin",
     # study
     "study studies studied studying university college school degree course studium schule",
     # transport
@@ -216,10 +217,48 @@ customer | kunde | kundin
 complaint | beschwerde
 escalation | eskalation
 cancellation | stornierung | storno
+hours | hrs | stunden
+minutes | mins | minuten
+week | wk | woche
+weekend | wknd | wochenende
+year | yr | jahr
+tomorrow | tmrw | tmr
+department | dept | abteilung
+message | msg | nachricht
+information | info
+password | pw | pwd | passwort
+street | str | straße
+reservation | booking | buchung | reservierung
 """
+
+def _glossary() -> list[str]:
+    """EQUIVALENTS and the lines of ``equivalents.txt`` beside this module
+    (a curated glossary of everyday life: care, health, home, money, school,
+    work, travel, paperwork …), ``#`` lines and blank ones left out."""
+    from importlib.resources import files
+
+    more = files("kairos.agent").joinpath("equivalents.txt").read_text(encoding="utf-8")
+    return [line for line in (*EQUIVALENTS.strip().splitlines(), *more.splitlines())
+            if line.strip() and not line.startswith("#")]
+
+
 _EQUIVALENTS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
     tuple(tuple(alternative.split()) for alternative in line.split("|"))
-    for line in EQUIVALENTS.strip().splitlines())
+    for line in _glossary())
+
+
+@lru_cache(maxsize=1)
+def _by_first() -> dict[str, list[tuple[int, tuple[str, ...], int]]]:
+    """Each way of saying a thing (its words' bases), by the base of its
+    first word: a query's words find their lines without a pass over all."""
+    out: dict[str, list[tuple[int, tuple[str, ...], int]]] = {}
+    for n, line in enumerate(_EQUIVALENTS):
+        for alternative in line:
+            wanted = tuple(_base(w) for w in alternative)
+            out.setdefault(wanted[0], []).append((len(wanted), wanted, n))
+    return out
+
+
 MAX_ADDED = 40  # words a query gains at most
 WHO_IS = re.compile(r"^\s*(?:who(?:'s| is| was)|wer ist|wer war)\b", re.I)
 FOR_A_LIVING = re.compile(r"\bfor a living\b|\bberuflich\b", re.I)
@@ -272,17 +311,16 @@ def equivalents(words: Sequence[str], unfound: Sequence[str]) -> list[str]:
     "parents evening" would find every line about the parents)."""
     missing = {_base(w) for w in unfound}
     bases = [_base(w) for w in words]  # "sleeping" says "sleep", "shoes" "shoe"
+    lines: dict[int, None] = {}  # the lines that say what the query says, in order
+    for i, first in enumerate(bases):
+        for n, wanted, line in _by_first().get(first, ()):
+            if tuple(bases[i:i + n]) == wanted and missing & set(wanted):
+                lines[line] = None
     out: dict[str, None] = {}
-    for line in _EQUIVALENTS:
-        for alternative in line:
-            n = len(alternative)
-            wanted = tuple(_base(w) for w in alternative)
-            if any(tuple(bases[i:i + n]) == wanted and missing & set(wanted)
-                   for i in range(len(words) - n + 1)):
-                for other in line:
-                    for w in other:
-                        out[w] = None
-                break
+    for line in sorted(lines):
+        for other in _EQUIVALENTS[line]:
+            for w in other:
+                out[w] = None
     held = {_base(w) for w in words}
     return [w for w in out if _base(w) not in held]
 

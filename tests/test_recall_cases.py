@@ -1391,3 +1391,40 @@ def test_a_slip_is_also_looked_for_in_the_beginning_of_a_longer_word() -> None:
     assert meant("zahnartz", words)[:1] == ["zahnarzt"]
     assert meant("dentsit", words) == ["dentist"]  # a whole word before a beginning
     assert meant("zahn", words) == []  # too short
+
+
+@pytest.mark.parametrize(("query", "line"), [
+    ("When is the chimney sweep coming?", "Schornsteinfeger kommt am 12. Mai zwischen 8 und 10."),
+    ("Reiseversicherung", "Lior's travel insurance is with HanseMerkur, policy TR-4471."),
+    ("who is the caretaker", "Hausmeister: Herr Öztürk, Tel. im Treppenhaus."),
+    ("Rollstuhl Reparatur", "Dad's wheelchair needs a new tyre; repair shop on Elm Street."),
+    ("collarbone", "Bea: Unfall am 3.4., Schlüsselbein gebrochen, 6 Wochen Pause."),
+    ("dyslexia", "Noah hat LRS; Nachteilsausgleich bei Diktaten beantragt."),
+    ("annual general meeting", "Jahreshauptversammlung des Radclubs am 14. März."),
+])
+def test_the_glossary_finds_everyday_things_said_in_the_other_language(
+        either: Memory, query: str, line: str) -> None:
+    """A carer, landlord or club secretary writes in one language and asks in
+    the other: "chimney sweep" is "Schornsteinfeger", "LRS" dyslexia
+    (kairos/agent/equivalents.txt)."""
+    for text in ("Prefers calls after 10.", "Pays the rent on the 1st.", line):
+        either.write("atlas", "MEMORY.md", text, user="bea")
+    assert line in texts(either.search("atlas", query, user="bea", limit=3))[:2]
+
+
+def test_the_glossary_is_well_formed() -> None:
+    """Every line says one thing in at least two ways, in lower case, and no
+    way of saying it is on two lines (a word would then mean two things)."""
+    from kairos.agent.synonyms import _EQUIVALENTS, _base
+    seen: dict[tuple[str, ...], int] = {}
+    twice = set()
+    for n, line in enumerate(_EQUIVALENTS):
+        assert len(line) >= 2, line
+        for alternative in line:
+            assert alternative and all(w == w.lower() for w in alternative), line
+            key = tuple(_base(w) for w in alternative)
+            if seen.setdefault(key, n) != n:
+                twice.add(key)
+    # (blood pressure is hypertension's sign and the thing itself; invoices are
+    # their own line for the German plural)
+    assert twice == {("blood", "pressur"), ("bluthochdruck",), ("invoic",)}, twice

@@ -559,10 +559,26 @@ class ReadModel:
             rows = [r for r in rows if needle in (r["text"] or "").lower()][:limit]
         return cast(list[IndexRow], rows)
 
-    def file_rows(self) -> list[FileRow]:
-        """Every row of ``memory_files``, empty ones too (for verification)."""
+    def file_rows(self) -> Iterator[FileRow]:
+        """Every row of ``memory_files``, empty ones too (for verification),
+        streamed: a home's files are never all in memory at once."""
         with self.engine.connect() as conn:
-            return [self._file_row(r) for r in conn.execute(select(files_table))]
+            for r in conn.execution_options(yield_per=1000).execute(select(files_table)):
+                yield self._file_row(r)
+
+    def file_texts(self) -> Iterator[tuple[str, str | None, str, str]]:
+        """Each non-empty file's agent, user, name and text, by agent, user
+        and name, streamed (a rebuild compares them with the disk one by one)."""
+        c = files_table.c
+        with self.engine.connect() as conn:
+            for r in conn.execution_options(yield_per=1000).execute(
+                    select(c.agent_id, c.user_id, c.file, c.content).where(c.content != "")
+                    .order_by(c.agent_id, c.user_id, c.file)):
+                content = r.content
+                if self.sealing.seal is not None:
+                    content = self.sealing.open_file(r.agent_id, r.user_id, content)
+                if content:
+                    yield r.agent_id, r.user_id or None, r.file, content
 
     def index_rows(self, upto: int) -> Iterator[IndexRow]:
         """Every ``memory_index`` row up to ``upto``, in order (for verification)."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, BinaryIO
@@ -114,7 +115,7 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
     # A read model about to be rebuilt, held from the follower and every
     # flush (which would apply events to it first).
     with engine.read_side_held() as readmodel:
-        before = {rel: read_file(os.path.join(home, rel)) for rel in existing_files(home)}
+        before = set(existing_files(home))  # each read when it is compared
         files_before = file_digests(readmodel)
         embedded = engine.vectors.kept_positions()  # the vector cache itself is kept
         readmodel.reset()
@@ -131,11 +132,6 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
         # index, which is a third of a rebuild of 1,000,000 events).
         with ThreadPoolExecutor(1) as pool:
             indexed = pool.submit(readmodel.create_indexes)
-            after = {}
-            rows = readmodel.all_files()
-            for row in rows if engine.files.enabled else []:  # none kept when encrypting
-                rel = os.path.relpath(file_path(home, row.agent, row.user, row.file), home)
-                after[rel] = row.content
             report_rows(report, files_before, file_digests(readmodel))
             indexed.result()
             with readmodel.transaction() as writer:  # needs the index on event ids
@@ -148,7 +144,8 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
             # is raised only once the read model is whole (below), so that
             # no later open redoes a rebuild that would fail the same way.
             try:
-                _write_files(home, before, after, report)
+                report.files = _write_files(home, before, readmodel.file_texts(),
+                                            engine.files.enabled, report)
                 failed: Exception | None = None
             except Exception as e:  # noqa: BLE001 (raised below)
                 failed = e
@@ -161,19 +158,37 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
         if failed is not None:
             raise failed
         engine.files.set_position(position)
-    report.files = len(rows)
 
 
-def _write_files(home: str, before: dict[str, str | None], after: dict[str, str],
-                 report: RebuildReport) -> None:
-    """Write every file that differs from what the events give, and report it."""
-    for rel in sorted(set(before) | set(after)):
-        old, new = before.get(rel), after.get(rel)
+def _write_files(home: str, before: set[str], after: Iterable[tuple[str, str | None, str, str]],
+                 kept: bool, report: RebuildReport) -> int:
+    """Write every file that differs from what the events give, and report
+    it; ``before``: the files on disk, each read as it is compared, and
+    ``after`` the read model's, streamed (a home's files are never all in
+    memory).  ``kept``: whether the home keeps files (not when encrypting:
+    every file there is extra).  Returns how many files the read model has."""
+    count = 0
+    changed: list[dict[str, str]] = []
+
+    def compare(rel: str, new: str | None) -> None:
+        old = read_file(os.path.join(home, rel)) if rel in before else None
         if old != new:
             status = "missing" if old is None else "extra" if new is None else "changed"
-            report.changed.append({"file": rel, "status": status,
-                                   "was": _digest(old) or "-", "now": _digest(new) or "-"})
+            changed.append({"file": rel, "status": status,
+                            "was": _digest(old) or "-", "now": _digest(new) or "-"})
             write_file(os.path.join(home, rel), new or "")
+
+    seen: set[str] = set()
+    for agent, user, name, content in after:
+        count += 1
+        if kept:
+            rel = os.path.relpath(file_path(home, agent, user, name), home)
+            seen.add(rel)
+            compare(rel, content)
+    for rel in sorted(before - seen):
+        compare(rel, None)
+    report.changed += sorted(changed, key=lambda c: c["file"])
+    return count
 
 
 def repair_logs(engine: Engine, report: RebuildReport, key: bytes | None = None,

@@ -1428,3 +1428,48 @@ def test_the_glossary_is_well_formed() -> None:
     # (blood pressure is hypertension's sign and the thing itself; invoices are
     # their own line for the German plural)
     assert twice == {("blood", "pressur"), ("bluthochdruck",), ("invoic",)}, twice
+
+
+@pytest.mark.parametrize(("query", "old", "new"), [
+    ("current tutoring schedule", "Tutoring sessions: Tuesdays 17:00–18:00, online via Zoom.",
+     "Sessions moved to Wednesdays 16:30–17:30, in person at the main library."),
+    ("what is Noah's football training time now?", "Noah's football training is Mondays at 18:00.",
+     "Training changed to Thursdays 17:30 from March."),
+    ("aktueller Trainingstermin", "Trainingstermin: dienstags 19 Uhr in der Halle Nord.",
+     "Training jetzt donnerstags, 18 Uhr, gleiche Halle."),
+    ("latest tutoring rate", "Tutoring rate: 40 EUR per hour.",
+     "Rate raised to 45 EUR per hour from January."),
+])
+def test_asked_for_now_a_newer_line_that_changed_a_found_one_comes_in(
+        either: Memory, query: str, old: str, new: str) -> None:
+    """The newer line of an appended update may lack the asked word ("Sessions
+    moved to Wednesdays" for "current tutoring schedule"): asked for what is
+    true now, it comes in above the line it changed."""
+    for text in (old, "Noah's mother pays for the lessons.", "Noah finds word problems hard.",
+                 "Noah's chemistry teacher wants units on every value.", new):
+        either.write("lumen", "MEMORY.md", text, user="noah")
+    found = texts(either.search("lumen", query, user="noah", limit=3))
+    assert found[:1] == [new], found
+    assert old in found, found
+
+
+def test_not_asked_for_now_the_line_found_comes_first(either: Memory) -> None:
+    """Without "now", "current" or "latest", the query's own line ranks first
+    (the newer line comes in only when asked what is true now)."""
+    for text in ("Tutoring sessions: Tuesdays 17:00–18:00, online via Zoom.",
+                 "Sessions moved to Wednesdays 16:30–17:30, in person at the main library."):
+        either.write("lumen", "MEMORY.md", text, user="noah")
+    found = texts(either.search("lumen", "tutoring on zoom", user="noah", limit=3))
+    assert found[:1] == ["Tutoring sessions: Tuesdays 17:00–18:00, online via Zoom."], found
+
+
+def test_a_newer_line_about_another_thing_of_the_same_name_is_no_change(either: Memory) -> None:
+    """"New salary at Larkspur" says something new about Larkspur, but it
+    changed no "new job at Larkspur": a name, or a word that says a change,
+    shared is no link."""
+    for text in ("Priya works as a product manager at Fernhill Insurance.",
+                 "Priya started a new job at Larkspur Health as head of product.",
+                 "New salary at Larkspur: £88,500."):
+        either.write("ada", "MEMORY.md", text, user="priya")
+    found = texts(either.search("ada", "Where does Priya work now?", user="priya", limit=3))
+    assert found[:1] == ["Priya started a new job at Larkspur Health as head of product."], found

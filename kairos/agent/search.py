@@ -98,6 +98,7 @@ WORD = re.compile(r"\w+")
 # A line that says it replaces something: "new number", "now lives", "neue Adresse".
 CHANGED = re.compile(r"\b(?:new|now|changed|moved|switched|updated|replaced|ersetzt|"
                      r"slipped|postponed|delayed|rescheduled|brought\s+forward|instead|"
+                     r"raised|increased|lowered|reduced|erhöht|gesenkt|"
                      r"verschoben|verlegt|statt|"
                      r"neue[nrsm]?|neu|jetzt|nun|"
                      r"inzwischen|geändert|umgezogen|quit|left|joined|gekündigt|gewechselt|"
@@ -136,7 +137,7 @@ ASKED_FORM = frozenset("name names named called namen heißt heisst".split())
 # fact ranks above the one it replaced whatever the query says
 # (_below_replacements, _replacements_first).
 NOW = frozenset("""now currently current nowadays presently jetzt aktuell aktuelle aktuellen
-derzeit momentan zurzeit mittlerweile""".split())
+aktueller aktuelles derzeit momentan zurzeit mittlerweile""".split())
 # Words that ask for the newest version of a fact ("the latest blood pressure
 # reading", "die neueste Adresse"): not looked for either — "latest" is no
 # word of the answer — and among the results a newer line of a file that
@@ -486,6 +487,22 @@ class Search:
                 best.setdefault(found_key, found)
                 scores[found_key] = max(scores.get(found_key, 0.0), scores[key])
                 replaced_by[id(best[key])] = best[found_key]
+        if now or latest:
+            # Asked for what is true now: a newer line of a found line's file
+            # that says it changed what the found one says ("Sessions moved
+            # to Wednesdays" for "current tutoring schedule", which found
+            # "Tutoring sessions: Tuesdays") comes in, or rises, to just
+            # above it, though it lacks the asked words.
+            changes = [d for d in lines if _says_changed(d.text)]
+            in_lines: Counter[str] = Counter()  # counted once there is a candidate
+            for key in [k for k in order[:PULLED] if best[k].kind == "current"]:
+                if not in_lines and any(d.file == best[key].file for d in changes):
+                    in_lines.update(w for line in lines for w in _stems(line.text))
+                change = _changed_since(best[key], changes, len(lines), in_lines)
+                if change is not None:  # (found already, it rises to the older one)
+                    best.setdefault(text_key(change.text), change)
+                    scores[text_key(change.text)] = max(scores.get(text_key(change.text), 0.0),
+                                                        scores[key])
         order = sorted(best, key=lambda k: (-scores[k], best[k].kind != "current",
                                             -best[k].position))
         ranked = _below_replacements(
@@ -644,6 +661,35 @@ def _replacement(old: Doc, lines: Sequence[Doc], frequency: Counter[str],
         # which replaced it is a guess (a dream's lines all look newest).
         return None
     return best if _linked(old, best, telling, topic) else None
+
+
+def _changed_since(old: Doc, changes: Sequence[Doc], lines: int,
+                   frequency: Counter[str]) -> Doc | None:
+    """Of the lines that say they changed something (``changes``: the
+    pair's that :func:`_says_changed`), the newer one of a current line's
+    file that holds most of its telling words — or None when none does, or
+    two hold as many (which changed it is a guess).  ``lines``: how many
+    lines the pair has, ``frequency`` in how many each word is."""
+    # (its words in few lines: the older and the newer line hold them both;
+    # not a name, nor a word that says a change: "New salary at Larkspur"
+    # changed no "new job at Larkspur")
+    few = max(2, lines // 3)
+    german = any(w in GERMAN_MARKS for w in _tokens(old.text))  # (every noun capitalised)
+    telling = {w for w in _stems(old.text) if len(w) >= 3 and frequency[w] <= few
+               and not (not german and _is_name(w, old.text)) and not CHANGED.fullmatch(w)}
+    shared = sorted(((len(telling & _stems(d.text)), d.position, d) for d in changes
+                     if d.file == old.file and d.position > old.position),
+                    key=lambda t: (t[0], t[1]), reverse=True)
+    if not shared or shared[0][0] == 0 or (len(shared) > 1 and shared[1][0] == shared[0][0]):
+        return None
+    return shared[0][2]
+
+
+@functools.lru_cache(maxsize=16384)
+def _says_changed(text: str) -> bool:
+    """Whether a line says it changed something (:data:`CHANGED`; kept: a
+    pair's lines come back search after search)."""
+    return CHANGED.search(text) is not None
 
 
 def _linked(old: Doc, new: Doc, telling: set[str], topic: AbstractSet[str]) -> bool:

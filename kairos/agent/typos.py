@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 MIN_LENGTH = 5  # shorter words are one slip from too many others
 LONG = 8  # from this length two slips are allowed
 PREFIX_FROM = 6  # from this length a slip may be in the beginning of a longer word
-MEANT = 3  # at most this many words a slip may have meant, the pair's commonest first
+MEANT = 3  # at most this many words a slip may have meant (see meant())
 VOWELS = frozenset("aeiouyäöü")
 # Letters beside each other on a QWERTY / QWERTZ keyboard (y and z swap places).
 ROWS = ("1234567890", "qwertyuiopü", "asdfghjklöä", "zxcvbnm", "yxcvbnm")

@@ -19,7 +19,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from kairos.domain.fold import Files, apply_event, render, touched
+from kairos.domain.fold import Files, Segments, apply_event, render, touched
 from kairos.domain.kinds import EventType
 from kairos.engine.locks import shared_lock_if_present
 from kairos.engine.verify import MAX_PROBLEMS, Problem, Report
@@ -57,9 +57,9 @@ def verify_read_side(store: History, readmodel: ReadModel, files: Materializer,
 
 
 def _check_rows(store: History, readmodel: ReadModel, at: int, problems: list[Problem],
-                progress: Progress = SILENT) -> dict[tuple[str, str, str], str]:
+                progress: Progress = SILENT) -> dict[tuple[str, str, str], Segments]:
     """Compare ``memory_index`` and ``memory_files`` with the fold of the
-    events up to ``at``; return the files' folded texts.
+    events up to ``at``; return the files' folds (their segments).
 
     The index rows and the events are merged in position order, a page of
     each at a time: memory holds the files' folds and the retractions, not
@@ -122,28 +122,30 @@ def _check_rows(store: History, readmodel: ReadModel, at: int, problems: list[Pr
                                 position))
     for position in lacks:
         problems.append(Problem("read model", "memory_index lacks the store's event", position))
-    folded = {(agent, user, name): render(segments)
-              for (agent, user), files in streams.items() for name, segments in files.items()}
-    segments = {(agent, user, name): segs
-                for (agent, user), files in streams.items() for name, segs in files.items()}
+    # The folds' texts are rendered as each is compared, not all at once (a
+    # home's files held twice over, as segments and as text).
+    folded = {(agent, user, name): segs
+              for (agent, user), files in streams.items() for name, segs in files.items()}
+    streams.clear()
     have: set[tuple[str, str, str]] = set()
     for r in readmodel.file_rows():
         row_key = (r.agent, r.user or "", r.file)
         have.add(row_key)
-        want_text = folded.get(row_key, "")
+        segs = folded.get(row_key, [])
+        want_text = render(segs)
         shown = f"{r.agent}/{r.user + '/' if r.user else ''}{r.file}"
-        if r.content != want_text or (want_text and segments.get(row_key, []) != r.segments):
+        if r.content != want_text or (want_text and segs != r.segments):
             problems.append(Problem("read model", f"memory_files row {shown} differs from the "
                                     "fold of its events (edited behind Kairos's back?)",
                                     r.position))
-    for lacking in sorted(k for k, text in folded.items() if text and k not in have):
+    for lacking in sorted(k for k, segs in folded.items() if render(segs) and k not in have):
         problems.append(Problem("read model",
                                 f"memory_files lacks {'/'.join(p for p in lacking if p)}"))
     return folded
 
 
 def _check_files(files: Materializer, readmodel: ReadModel,
-                 folded: dict[tuple[str, str, str], str], at: int, report: Report) -> None:
+                 folded: dict[tuple[str, str, str], Segments], at: int, report: Report) -> None:
     """Compare ``memory/`` with the fold at ``at``, when the files are exactly
     there.  Under the files lock no flush runs; a flush writes the files as
     the read model stands when it reads them, which may be past the position
@@ -158,15 +160,16 @@ def _check_files(files: Materializer, readmodel: ReadModel,
                                     f"{at}: the files were not compared (a write in progress, "
                                     "or none since the files were removed)")
             return
-        expected = {os.path.relpath(file_path(home, a, u or None, n), home): text
-                    for (a, u, n), text in folded.items() if text and files.enabled}
+        expected = {os.path.relpath(file_path(home, a, u or None, n), home): segs
+                    for (a, u, n), segs in folded.items() if files.enabled}
         for rel in existing_files(home):
-            want = expected.pop(rel, None)
-            if want is None:
+            segs = expected.pop(rel, None)
+            want = render(segs) if segs is not None else ""
+            if not want:
                 report.add(Problem(rel, "is not a file of any stream's events (extra)"))
             elif read_file(os.path.join(home, rel)) != want:
                 report.add(Problem(rel, "differs from the fold of its events (edited behind "
                                    "Kairos's back?)"))
-        for rel in sorted(expected):
+        for rel in sorted(rel for rel, segs in expected.items() if render(segs)):
             report.add(Problem(rel, "is missing"))
 

@@ -1,11 +1,16 @@
-"""Entries land in the day file of their UTC recording date."""
+"""Entries land in the day file of their UTC recording date; and, at the end, the
+dream's dates: a day and a month take the year their words point to, a monthly
+day stays monthly, a weekday in a terse note is read."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
+import pytest
 from freezegun import freeze_time
 
+from kairos.dream.distill import when
 from kairos.memory import Memory
 
 
@@ -37,3 +42,58 @@ def test_a_clock_that_steps_back_keeps_the_logs_in_order(mem: Memory, home: Path
     assert not (home / "logs/2026/11/2026-11-02.md").exists()
     assert "A helper." in (home / "logs/2026/11/2026-11-03.md").read_text()
     assert mem.verify().ok
+
+
+# -- a blind fourth set: dates (sixteenth session) ------------------------------------------------
+# A day and a month without a year: ahead when the words point ahead, even after a verb in the
+# past; a date that has its year never gets a second one (tests/data/.../scenarios_blind4.json).
+def _read(text: str, written: date, today: date | None = None) -> str:
+    return when.resolve_days(text, written, today or written).text
+
+
+YEARS = [
+    # written 28 August 2026: "from 3 Sep" is six days ahead, not a year back
+    ("GP increased Dad's ramipril to 10mg from 3 Sep", date(2026, 8, 28),
+     "GP increased Dad's ramipril to 10mg from 3 Sep 2026"),
+    ("The landlord raised the rent to 990 EUR from 1 October.", date(2026, 8, 28),
+     "The landlord raised the rent to 990 EUR from 1 October 2026."),
+    ("Pelican Foods CLOSED WON today, 36k, contract start 1 June", date(2026, 5, 20),
+     "Pelican Foods CLOSED WON on 20 May 2026, 36k, contract start 1 June 2026"),
+    ("Jonas Meier (1B) gave notice, moving out 31 Jan", date(2026, 11, 10),
+     "Jonas Meier (1B) gave notice, moving out 31 Jan 2027"),
+    ("Kestrel signed, go-live 1 Sept", date(2026, 7, 1), "Kestrel signed, go-live 1 Sept 2026"),
+    ("Ben hat gekündigt, zieht ab 1. Feb aus.", date(2026, 11, 10),
+     "Ben hat gekündigt, zieht ab 1. Feb 2027 aus."),
+    ("Die Miete wurde erhöht, ab 3. Sep 1.010 €.", date(2026, 8, 28),
+     "Die Miete wurde erhöht, ab 3. Sep 2026 1.010 €."),
+    ("Rechnung Müller GmbH fällig am 15. Jan", date(2026, 12, 1),
+     "Rechnung Müller GmbH fällig am 15. Jan 2027"),
+    ("Der Mietvertrag läuft bis 31. Jan.", date(2026, 11, 10), "Der Mietvertrag läuft bis 31. Jan 2027."),
+    ("Heizungsablesung am 3. Okt", date(2026, 9, 1), "Heizungsablesung am 3. Okt 2026"),
+    # a told past stays past: no cue that points ahead
+    ("Okafor moved out 30 June, deposit returned.", date(2026, 7, 2),
+     "Okafor moved out 30 June 2026, deposit returned."),
+    ("The old lease ran until 31 Jan.", date(2026, 11, 10), "The old lease ran until 31 Jan 2026."),
+    ("Mia started violin on 3 Sep.", date(2026, 8, 28), "Mia started violin on 3 Sep 2025."),
+    # a year already there: kept, never doubled, in every spelling of the month
+    ("Lease 2A ends 31 Aug 2026", date(2026, 1, 10), "Lease 2A ends 31 Aug 2026"),
+    ("2A lease extended to 28 Feb 2027", date(2026, 5, 4), "2A lease extended to 28 Feb 2027"),
+    ("Visa valid until 3 Sept. 2027", date(2026, 5, 4), "Visa valid until 3 Sept. 2027"),
+    ("Sam arrives Sept 3, 2026", date(2026, 1, 1), "Sam arrives Sept 3, 2026"),
+    ("Vertrag läuft bis 31. Dez 2027", date(2026, 5, 4), "Vertrag läuft bis 31. Dez 2027"),
+    ("Kündigung zum 15. Okt. 2026 eingereicht", date(2026, 5, 4), "Kündigung zum 15. Okt. 2026 eingereicht"),
+    ("Lease ends 31st Aug, 2026", date(2026, 1, 10), "Lease ends 31st Aug, 2026"),
+]
+
+
+@pytest.mark.parametrize(("text", "written", "expected"), YEARS)
+def test_a_day_without_a_year_takes_the_year_its_words_point_to(text: str, written: date,
+                                                                expected: str) -> None:
+    assert _read(text, written) == expected
+
+
+def test_a_date_with_its_year_ages_in_every_spelling_of_its_month() -> None:
+    timed = when.resolve_days("Lease 2A ends 31 Aug 2026", date(2026, 1, 10), date(2026, 9, 5))
+    assert timed.end == date(2026, 8, 31) and timed.over
+    assert when.resolve_days("DNR order signed Nov 2025", date(2026, 1, 5), date(2026, 1, 5)).end == \
+        date(2025, 11, 30)

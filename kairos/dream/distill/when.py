@@ -52,6 +52,8 @@ MONTHS_DE = ["Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "Augu
 WEEKDAYS_EN = list(calendar.day_name)
 WEEKDAYS_DE = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
 _ABBR_EN = {m[:3]: i for i, m in enumerate(MONTHS_EN)} | {"Sept": 8}
+# German short months that English does not share ("15. Okt", "3. Mär", "1. Dez").
+_ABBR_DE = {"Mär": 2, "Mrz": 2, "Okt": 9, "Dez": 11}
 # The calendar's words, lower case: a month or a day is a time, never a name,
 # a place or an employer ("quit in April"; "Marta" is no month).
 CALENDAR_WORDS = frozenset(w.lower() for w in MONTHS_EN + MONTHS_DE + WEEKDAYS_EN + WEEKDAYS_DE)
@@ -65,9 +67,12 @@ def is_calendar(word: str, *, short_days: bool = True) -> bool:
     w = word.lower().rstrip(".,;")
     return w in CALENDAR_WORDS or w in _SHORT_MONTHS or (short_days and w in _SHORT_DAYS)
 _MONTH_INDEX = {m: i for i, m in enumerate(MONTHS_EN)} | {m: i for i, m in enumerate(MONTHS_DE)} | {
-    "Maerz": 2, "Jänner": 0} | _ABBR_EN
+    "Maerz": 2, "Jänner": 0} | _ABBR_EN | _ABBR_DE
 _M_EN = "|".join(MONTHS_EN + sorted(_ABBR_EN, key=len, reverse=True))
-_M_DE = "|".join(MONTHS_DE + ["Maerz", "Jänner"])
+_M_DE = "|".join(MONTHS_DE + ["Maerz", "Jänner"] + sorted(_ABBR_EN | _ABBR_DE, key=len, reverse=True))
+# Every spelling of a month, for dates that carry their year ("31 Aug 2026", "15. Okt. 2026").
+_M_ALL = "|".join(dict.fromkeys(MONTHS_EN + MONTHS_DE + ["Maerz", "Jänner"]
+                                + sorted(_ABBR_EN | _ABBR_DE, key=len, reverse=True)))
 _M_ANY = "|".join(dict.fromkeys(MONTHS_EN + MONTHS_DE + ["Maerz", "Jänner"]))
 _WD_EN = "|".join(WEEKDAYS_EN)
 _WD_DE = "|".join(WEEKDAYS_DE)
@@ -135,7 +140,8 @@ QUOTED = re.compile(r"(?<![\w])'[^']{2,80}'(?![\w])|\"[^\"]{2,80}\"|“[^”]{2,
 
 # A cheap first look: a line none of whose words could name a time has no mentions.
 MAYBE_TIME = re.compile(
-    rf"\b(?:{_M_ANY}|{_WD_EN}|{_WD_DE}|{'|'.join(_ABBR_EN)}|Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b"
+    rf"\b(?:{_M_ANY}|{_WD_EN}|{_WD_DE}|{'|'.join(_ABBR_EN | _ABBR_DE)}"
+    r"|Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b"
     r"|\d{4}-\d\d|\d{1,2}\.\d{1,2}\."
     r"|\b(?:today|tonight|tomorrow|tmrw|tmr|2moro|yesterday|next|this|last|ago|"
     r"in (?:\d+|a|an|one|two|three|four|"
@@ -350,7 +356,7 @@ def _iso(m: re.Match[str], d: date, past: bool) -> Mention | None:
     return None if day is None else Mention(m.start(), m.end(), day, day, "day", False, "en", "")
 
 
-@R.add(rf"\b(?:(?:{_WD_EN}|{_WD_DE}),? )?(\d{{1,2}})(?:st|nd|rd|th|\.)? ?(?:of )?({_M_ANY}),? (\d{{4}})\b")
+@R.add(rf"\b(?:(?:{_WD_EN}|{_WD_DE}),? )?(\d{{1,2}})(?:st|nd|rd|th|\.)? ?(?:of )?({_M_ALL})\.?,? (\d{{4}})\b")
 def _dmy(m: re.Match[str], d: date, past: bool) -> Mention | None:
     day = _safe_date(int(m.group(3)), _MONTH_INDEX[m.group(2)] + 1, int(m.group(1)))
     return None if day is None else Mention(m.start(), m.end(), day, day, "day", False, "en", "")
@@ -368,7 +374,7 @@ def _dmy_numeric(m: re.Match[str], d: date, past: bool) -> Mention | None:
     return None if day is None else Mention(m.start(), m.end(), day, day, "day", False, "de", "")
 
 
-@R.add(rf"\b({_M_ANY}) (\d{{4}})\b")
+@R.add(rf"\b({_M_ALL})\.? (\d{{4}})\b")
 def _month_year(m: re.Match[str], d: date, past: bool) -> Mention | None:
     month = _MONTH_INDEX[m.group(1)] + 1
     year = int(m.group(2))
@@ -669,6 +675,8 @@ def _day_month(m: re.Match[str], d: date, past: bool, month: int, day: int, lang
     line does not say."""
     if BORN_BEFORE.search(m.string, 0, m.start()) or BORN_AFTER.match(m.string, m.end()):
         return None
+    if _YEAR_AFTER.match(m.string, m.end()):
+        return None  # "31 Aug, 2026": it has its year; never a second one
     first, step = _year_for(d, month, day, past), -1 if past else 1
     found = None
     for year in range(first, first + 8 * step, step):  # 29 February: the leap year it points to
@@ -772,7 +780,8 @@ def find(text: str, written_day: date) -> list[Mention]:
                     and not CANCELLED.search(text, a, b)) \
                 or bool(_SINCE_BEFORE.search(text[:m.start()]))  # "seit dem 2. Februar": behind
             mention = finder(m, written_day, past)
-            if past and mention is not None and _AHEAD_BEFORE.search(text, 0, m.start()):
+            if past and mention is not None and (_AHEAD_BEFORE.search(text, 0, m.start())
+                                                 or _CHANGED_FROM.search(text, a, m.start())):
                 # "got promoted, effective 1 July" (written in June): the nearer of the two
                 ahead = finder(m, written_day, False)
                 if ahead is not None and abs((ahead.first - written_day).days) < \
@@ -836,8 +845,11 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
     out.append(text[pos:])
     absolute = "".join(out)
     end = max(m.last for m in mentions)
+    # A day still ahead when written is not a told past, whatever the verb before it
+    # ("gave notice, moving out 31 January 2027").
     written_past = all((clause_past(text, *clause_of(text, m.start), lang)
-                        and not TARGET.search(text[:m.start])) or m.last < day for m in mentions)
+                        and not TARGET.search(text[:m.start]) and m.first <= day) or m.last < day
+                       for m in mentions)
     over = end < today
     # "From 1 February Lena lives in Hamburg", "seit Februar": a date that
     # opens a state does not end it — the line is not past once the day is.
@@ -860,9 +872,17 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
 
 
 # What a told past may point ahead with: "got promoted, effective 1 July", "booked
-# flights for 3 August": the date is the nearer of the last and the next.
-_AHEAD_BEFORE = re.compile(r"\b(?:effective|starting|for|due|now|wirksam|gültig ab|für|zum|jetzt|nun)\s+"
+# flights for 3 August", "gave notice, moving out 31 Jan", "won, contract start 1 June",
+# "increased to 10mg from 3 Sep": the date is the nearer of the last and the next.
+_AHEAD_BEFORE = re.compile(r"\b(?:effective|starting|for|due|now|wirksam|gültig ab|für|zum|jetzt|nun|"
+                           r"starts?|begins?|ends?|ending|expires?|go-?live|takes over|"
+                           r"mov(?:es|ing)(?: out| in)?|leaving|fällig|ab)\s+"
                            r"(?:(?:on|from|the|am|den|dem)\s+)?$", re.I)
+# A change told in the past that takes effect from a day: "raised the rent to 990 from 1 May".
+_CHANGED_FROM = re.compile(r"\b(?:increased|raised|upped|reduced|lowered|cut|changed|switched|put up|"
+                           r"erhöht|gesenkt|geändert|angepasst)\b[^.;]*\b(?:from|ab)\s+(?:the\s+|dem\s+)?$",
+                           re.I)
+_YEAR_AFTER = re.compile(r"\.?,?\s*\d{4}\b")
 # A sentence ended just before: "… nuts. Next week she is …" keeps its capital.
 _SENTENCE_END = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<!\bvs)(?<!\betc)"
                            r"(?<!\bca)(?<!\bbzw)(?<!\busw)(?<!\bProf)(?<!\d)[.!?]\s+$")

@@ -97,3 +97,45 @@ def test_a_date_with_its_year_ages_in_every_spelling_of_its_month() -> None:
     assert timed.end == date(2026, 8, 31) and timed.over
     assert when.resolve_days("DNR order signed Nov 2025", date(2026, 1, 5), date(2026, 1, 5)).end == \
         date(2025, 11, 30)
+
+
+MONTHLY = [
+    "2B pays on the 3rd (tenant's salary date)",
+    "Flat 3B: tenant Mr. Okafor, pays on the 1st by transfer",
+    "Owen's pension pays £2,310 a month on the 25th.",
+    "Mortgage payment £1,142 on the 1st, fixed rate.",
+    "Rent is due on the 1st.",
+    "Kim gets paid on the 28th.",
+    "The direct debit for the gym goes out on the 15th.",
+    "Schulz zahlt am 3.",
+    "Die Miete wird am 1. abgebucht.",
+    "Die Rate ist jeden 1. des Monats fällig.",
+    "Miete kommt immer zum 3.",
+    "Tom invoices Brightside on the 25th of each month.",
+]
+
+
+@pytest.mark.parametrize("text", MONTHLY)
+def test_a_monthly_day_keeps_its_words_and_never_ages(text: str) -> None:
+    for written, today in ((date(2026, 1, 20), date(2026, 1, 21)), (date(2026, 1, 20), date(2026, 9, 1))):
+        timed = when.resolve_days(text, written, today)
+        assert timed.text == text and not timed.dated and not timed.over
+
+
+def test_a_monthly_day_stays_beside_a_dated_month() -> None:
+    text = "Mortgage payment £1,142 on the 1st, fixed until October 2027."
+    assert _read(text, date(2026, 1, 20)) == text
+
+
+ONE_DAY_OF_A_MONTH = [  # no payment's words, or a month of their own: that one day
+    ("Lena is meeting Paul on the 15th.", date(2026, 1, 5), "Lena is meeting Paul on 15 January 2026."),
+    ("Priya's bank appointment is on the 3rd.", date(2026, 1, 20),
+     "Priya's bank appointment is on 3 February 2026."),
+    ("USt-Voranmeldung Q2 due next month, on the 10th", date(2026, 6, 20),
+     "USt-Voranmeldung Q2 due in July 2026, on 10 July 2026"),
+]
+
+
+@pytest.mark.parametrize(("text", "written", "expected"), ONE_DAY_OF_A_MONTH)
+def test_a_day_of_the_month_without_a_habit_is_one_day(text: str, written: date, expected: str) -> None:
+    assert _read(text, written) == expected

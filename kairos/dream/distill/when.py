@@ -526,10 +526,31 @@ def _in_n(m: re.Match[str], d: date, past: bool) -> Mention:
     return _month(m, year, month, "en")
 
 
+# A day of the month that comes every month: "2B pays on the 3rd", "rent due on the 1st",
+# "pension pays £2,310 a month on the 25th" — a payment's words, and no month named.
+MONTHLY_WORDS = re.compile(
+    r"\b(?:pay|pays|paid|payment|payments|payday|due|rent|salary|wages|pension|instalments?|"
+    r"installments?|direct debit|standing order|debited|collected|invoices?|bills?|charges?|renews?|"
+    r"a month|per month|zahlt|zahlen|bezahlt|Zahlung|Miete|Gehalt|Lohn|Rente|Rate|Lastschrift|"
+    r"Dauerauftrag|abgebucht|Abbuchung|überweist|fällig|eingezogen|im Monat|pro Monat)\b", re.I)
+# A month named for the day: "due next month, on the 10th" is one day (not "October 2027").
+_ONE_MONTH = re.compile(rf"\b(?:next|this|coming|last|nächste[nm]?|diese[nm]?|kommende[nm]?) "
+                        rf"(?:month|Monat)\b|\b(?-i:{_M_ANY})\b(?!\.?,? \d{{4}})", re.I)
+
+
+def monthly(text: str) -> bool:
+    """Whether a day of the month without its month ("on the 3rd") is every
+    month's: a payment's words and no month of its own (:data:`MONTHLY_WORDS`)."""
+    return MONTHLY_WORDS.search(text) is not None and _ONE_MONTH.search(text) is None
+
+
 @R.add(r"\bon the (\d{1,2})(?:st|nd|rd|th)\b(?! of)", re.I)
 def _the_nth(m: re.Match[str], d: date, past: bool) -> Mention | None:
     """"on the 15th": that day of this month, or of the next (the last, in
-    the past tense) when it is gone (ahead) or still to come (behind)."""
+    the past tense) when it is gone (ahead) or still to come (behind) — unless
+    it comes every month (:func:`monthly`): then its words stay, and never age."""
+    if monthly(m.string):
+        return None
     day = int(m.group(1))
     year, month = d.year, d.month
     if not past and day < d.day:

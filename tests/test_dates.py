@@ -139,3 +139,78 @@ ONE_DAY_OF_A_MONTH = [  # no payment's words, or a month of their own: that one 
 @pytest.mark.parametrize(("text", "written", "expected"), ONE_DAY_OF_A_MONTH)
 def test_a_day_of_the_month_without_a_habit_is_one_day(text: str, written: date, expected: str) -> None:
     assert _read(text, written) == expected
+
+
+MON, WED = date(2026, 4, 6), date(2026, 4, 1)  # Monday 6 April, Wednesday 1 April 2026
+WEEKDAYS = [
+    # a deadline ahead after a comma's own sentence, whatever the verb before the comma
+    ("Nordlicht demo went well, Henrik wants pricing by Wednesday", MON,
+     "Nordlicht demo went well, Henrik wants pricing by 8 April 2026"),
+    ("Mia got the job, Lena starts on Monday.", MON, "Mia got the job, Lena starts on 13 April 2026."),
+    # a terse note's day, full or cut short, with or without its clock time
+    ("Roof inspection Thursday, Dachdecker Stolz", date(2026, 6, 1),
+     "Roof inspection on 4 June 2026, Dachdecker Stolz"),
+    ("Mum's cardiology appt Thursday 10:30 at St Mary's (need med list)", date(2026, 3, 2),
+     "Mum's cardiology appt on 5 March 2026 10:30 at St Mary's (need med list)"),
+    ("Dinner with Kim Sat", WED, "Dinner with Kim on 4 April 2026"),
+    ("Vet for Rex Thu.", WED, "Vet for Rex on 2 April 2026."),
+    ("Nordlicht GmbH: demo booked Fri 10:00 with Henrik + Saskia", WED,
+     "Nordlicht GmbH: demo booked on 3 April 2026 10:00 with Henrik + Saskia"),
+    ("Call with the bank moved to Tue", WED, "Call with the bank moved to 7 April 2026"),
+    # just after a verb in the past: the last one
+    ("Weiss hedge done - 40 m hornbeam planted Sat, watered in", date(2026, 4, 27),
+     "Weiss hedge done - 40 m hornbeam planted on 25 April 2026, watered in"),
+    ("Boiler fixed Thu", MON, "Boiler fixed on 2 April 2026"),
+    # German, cut short: with its preposition or its clock time
+    ("Termin Do 14 Uhr beim Zahnarzt", WED, "Termin am 2. April 2026 14 Uhr beim Zahnarzt"),
+    ("Steuerberater am Do", WED, "Steuerberater am 2. April 2026"),
+    ("Abgabe bis Sa", WED, "Abgabe bis 4. April 2026"),
+    ("Praxis ab Mo wieder offen", WED, "Praxis ab 6. April 2026 wieder offen"),
+    ("Heizungswartung Freitag 8 Uhr", WED, "Heizungswartung am 3. April 2026 8 Uhr"),
+    ("Wir haben am Sa den Zaun gestrichen", WED, "Wir haben am 28. März 2026 den Zaun gestrichen"),
+]
+
+
+@pytest.mark.parametrize(("text", "written", "expected"), WEEKDAYS)
+def test_a_weekday_is_the_day_its_words_point_to(text: str, written: date, expected: str) -> None:
+    assert _read(text, written) == expected
+
+
+NOT_ONE_DAY = [  # the days of every week, a day that names a thing, a slot's value: words kept
+    "Hausmeister: Herr Pavlović, Mon+Thu",
+    "Ms. Alvarez: home visits Mon/Wed/Fri 9am",
+    "Gym Mon/Wed 7am",
+    "I visit Tue/Sat",
+    "Kestrel - Mia prefers calls Tue/Wed afternoons",
+    "Milk supplier: Hof Lindner, delivery Mon + Thu",
+    "Friday evening plans",
+    "Bin day: Thursday",
+    "Sat down with Kim to plan the budget",
+    "Kim works Monday 9am to 5pm",
+    "Mehl kommt von Müller GmbH (Di)",
+    "Lieferung immer Mo-Fr",
+    "Sprechstunde Mo, Mi und Fr",
+    "Do what you can.",
+]
+
+
+@pytest.mark.parametrize("text", NOT_ONE_DAY)
+def test_a_weekday_that_is_no_one_day_keeps_its_words(text: str) -> None:
+    assert _read(text, WED) == text
+
+
+IN_WEEKS = [  # "in two weeks" is the day two weeks after writing; a week only for a span it holds
+    ("Logo drafts for Klimt due in two weeks", date(2026, 5, 6), "Logo drafts for Klimt due on 20 May 2026"),
+    ("Board deck due in a fortnight.", date(2026, 2, 11), "Board deck due on 25 February 2026."),
+    ("Lena speaks in Vienna in 3 weeks.", date(2026, 6, 1), "Lena speaks in Vienna on 22 June 2026."),
+    ("Abgabe in zwei Wochen", date(2026, 5, 6), "Abgabe am 20. Mai 2026"),
+    ("Paula kommt in drei Wochen für ein Wochenende zu Besuch.", date(2026, 6, 3),
+     "Paula kommt in der Woche vom 22. Juni 2026 für ein Wochenende zu Besuch."),
+    ("Sam is in Rome in two weeks for a week.", date(2026, 5, 6),
+     "Sam is in Rome in the week of 18 May 2026 for a week."),
+]
+
+
+@pytest.mark.parametrize(("text", "written", "expected"), IN_WEEKS)
+def test_in_n_weeks_is_a_day(text: str, written: date, expected: str) -> None:
+    assert _read(text, written) == expected

@@ -35,7 +35,7 @@ TIME_MORE = [  # a fifth QA pass: words for a time that were never read
     ("Lena fährt am Wochenende zu ihren Eltern.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
      "Lena fährt am Wochenende vom 10. Januar 2026 zu ihren Eltern."),
     ("Lena is going to Rome in a fortnight.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
-     "Lena is going to Rome in the week of 19 January 2026."),
+     "Lena is going to Rome on 19 January 2026."),  # in N weeks: a day (the sixteenth session)
     ("Lena is meeting Paul on the 15th.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
      "Lena is meeting Paul on 15 January 2026."),
     ("Lena's dentist appointment moved to Friday.", "2026-01-05T08:00Z", "2026-01-06T08:00Z",
@@ -136,7 +136,7 @@ TIME = [
     ("Sam has a flat in Oslo and visits Rome next week.", "2026-01-10T09:03Z", "2026-02-15T02:00Z",
      None, "Sam has a flat in Oslo and visited Rome in the week of 12 January 2026."),
     ("Sam's tax return is due in 3 weeks.", "2026-01-10T09:04Z", "2026-02-15T02:00Z", None,
-     "Sam's tax return was due in the week of 26 January 2026."),
+     "Sam's tax return was due on 31 January 2026."),
     ("Sam likes tea and is flying to Rome tomorrow.", "2026-01-10T09:04Z", "2026-02-15T02:00Z", None,
      "Sam likes tea and flew to Rome on 11 January 2026."),
     ("Sam and Kim are flying to Rome tomorrow.", "2026-01-10T09:04Z", "2026-02-15T02:00Z", None,

@@ -44,7 +44,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from kairos.dream.distill.lexicon import CANCELLED
 from kairos.dream.distill.tense import clause_of, clause_past, has_finite_verb, past_tense
-from kairos.dream.distill.words import is_german
+from kairos.dream.distill.words import EN_VERB_FORMS, IRREGULAR_EN, PARTICIPLES_EN, is_german
 
 MONTHS_EN = list(calendar.month_name)[1:]
 MONTHS_DE = ["Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August",
@@ -141,7 +141,7 @@ QUOTED = re.compile(r"(?<![\w])'[^']{2,80}'(?![\w])|\"[^\"]{2,80}\"|“[^”]{2,
 # A cheap first look: a line none of whose words could name a time has no mentions.
 MAYBE_TIME = re.compile(
     rf"\b(?:{_M_ANY}|{_WD_EN}|{_WD_DE}|{'|'.join(_ABBR_EN | _ABBR_DE)}"
-    r"|Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b"
+    r"|Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun|(?-i:Mo|Di|Mi|Do|Fr|Sa|So))\b"
     r"|\d{4}-\d\d|\d{1,2}\.\d{1,2}\."
     r"|\b(?:today|tonight|tomorrow|tmrw|tmr|2moro|yesterday|next|this|last|ago|"
     r"in (?:\d+|a|an|one|two|three|four|"
@@ -484,12 +484,83 @@ def _weekday(m: re.Match[str], d: date, past: bool) -> Mention | None:
 @R.add(r"\b(Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun|" + _WD_EN + r")\.?"
        r"(?= (?:at )?\d{1,2}(?::\d\d)? ?(?:am|pm|h)\b| (?:at )?\d{1,2}:\d\d\b)")
 def _weekday_at(m: re.Match[str], d: date, past: bool) -> Mention | None:
-    if has_finite_verb(m.string):
-        return None  # "works Monday 9am to 5pm": a week's habit, not one day
+    if _in_a_list(m) or has_finite_verb(m.string[slice(*_clause(m.string, m.start()))]):
+        return None  # "works Monday 9am to 5pm", "Mon/Wed 7am": a week's habit, not one day
     name = m.group(1).lower()
     target = next(i for i, w in enumerate(WEEKDAYS_EN) if w.lower().startswith(name[:3]))
     day = _weekday_back(d, target) if past else _weekday_ahead(d, target)
     return _day(m, day, "en")
+
+
+_WD_SHORT_EN = "Mon|Tues|Tue|Wed|Thurs|Thur|Thu|Fri|Sat|Sun"
+_WD_SHORT_DE = ["Mo", "Di", "Mi", "Do", "Fr", "Sa", "So"]
+_WD_ANY = rf"(?:{_WD_SHORT_EN}|{_WD_EN}|{'|'.join(_WD_SHORT_DE)}|{_WD_DE})\b\.?"
+_JOIN = r"\s*(?:/|\+|&|,|-|–|and|or|to|till|until|through|und|oder|bis)\s*"
+_LIST_AFTER = re.compile(_JOIN + _WD_ANY)
+_LIST_BEFORE = re.compile(rf"\b{_WD_ANY}{_JOIN}$")
+# Words that set a day ahead, whatever their tense: "demo booked Fri 10:00".
+_ARRANGED = re.compile(r"\b(?:booked|scheduled|planned|arranged|confirmed|pencil+ed(?: in)?|"
+                       r"rescheduled|moved|postponed|pushed)(?: (?:for|to|on))?\s*$", re.I)
+# What may follow a day a terse note names: the clause's end or a clock time.
+_TERSE_END = re.compile(r"\s*(?:$|[,;.!)\]–—-]|(?:at |@ ?|um )?\d{1,2}(?::\d\d)?\s*(?:am|pm|h|Uhr)?\b)")
+_PAST_FORMS = frozenset(p for _, p, _ in IRREGULAR_EN.values()) | PARTICIPLES_EN
+
+
+def _in_a_list(m: re.Match[str]) -> bool:
+    """"Mon/Wed/Fri", "Mon + Thu", "Tue/Sat", "Mo-Fr": the days of every week."""
+    return bool(_LIST_AFTER.match(m.string, m.end()) or _LIST_BEFORE.search(m.string, 0, m.start()))
+
+
+def _told_just_before(before: str) -> bool:
+    """Whether the word before a day is a verb in the past ("planted Sat")."""
+    word = before.rstrip().rsplit(" ", 1)[-1].lower()
+    return (len(word) > 4 and word.endswith("ed") and not word.endswith("eed")) or word in _PAST_FORMS
+
+
+@R.add(rf"\b({_WD_SHORT_EN}|{_WD_EN})\b(?:\.(?= ?\d))?")
+def _weekday_terse(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    """A weekday no other rule read: the coming one after words that set a
+    day ("demo booked Fri 10:00") or in a terse note without a verb ("Roof
+    inspection Thursday, Dachdecker Stolz"); the last one just after a verb in
+    the past ("planted Sat, watered in").  Never one of a list of days, nor a
+    day that names a thing after it ("Friday evening plans"), nor a slot's
+    value ("Bin day: Thursday")."""
+    if _in_a_list(m):
+        return None
+    target = next(i for i, w in enumerate(WEEKDAYS_EN) if w.lower().startswith(m.group(1).lower()[:3]))
+    a, b = _clause(m.string, m.start())
+    before = m.string[a:m.start()]
+    if _ARRANGED.search(before):
+        return _day(m, _weekday_ahead(d, target), "en")
+    if not _TERSE_END.match(m.string, m.end()):
+        return None
+    if _told_just_before(before):
+        return _day(m, _weekday_back(d, target), "en")
+    if past or not before.strip() or before.rstrip().endswith(":") or \
+            has_finite_verb(m.string[a:b]):
+        return None
+    return _day(m, _weekday_ahead(d, target), "en")
+
+
+@R.add(rf"\b(?:(am|ab|bis|auf) )?({'|'.join(_WD_SHORT_DE)}|{_WD_DE})\b(?:\.(?= ?\d))?"
+       r"(?=( (?:um )?\d{1,2}(?::\d\d)?\s*Uhr\b| (?:um )?\d{1,2}:\d\d\b)?)")
+def _wochentag_kurz(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    """A German day cut short or with its clock time: "am Do", "bis Sa",
+    "Do 14 Uhr", "Freitag 8:00" — in a German line, not in a list ("Mo-Fr"),
+    and never a bare "Di" ("Lieferung (Di)": every week's, for all it says)."""
+    prep, name = m.group(1), m.group(2)
+    if prep and name in WEEKDAYS_DE:
+        return None  # "auf Freitag verschoben": the full name's own rule (_wochentag)
+    if not (is_german(m.string) or prep in ("ab", "bis", "auf")) or (not prep and not m.group(3)) \
+            or _in_a_list(m):
+        return None
+    target = _WD_SHORT_DE.index(name[:2])
+    day = _weekday_back(d, target) if past else _weekday_ahead(d, target)
+    if prep in ("ab", "bis"):
+        return Mention(m.start(), m.end(), day, day, "day", True, "de", f"{prep} {fmt_day(day, 'de')}")
+    if prep == "auf":
+        return Mention(m.start(), m.end(), day, day, "day", True, "de", f"auf den {fmt_day(day, 'de')}")
+    return _day(m, day, "de")
 
 
 @R.add(r"\b(?:the )?week after next\b", re.I)
@@ -521,9 +592,23 @@ def _in_n(m: re.Match[str], d: date, past: bool) -> Mention:
         return _day(m, d + timedelta(days=n), "en")
     if unit.startswith(("week", "fortnight")):
         weeks = n * (2 if unit.startswith("fortnight") else 1)
-        return _week(m, _monday(d + timedelta(days=7 * weeks)), "en")
+        return _weeks_ahead(m, d, weeks, "en")
     year, month = _add_months(d.year, d.month, n)
     return _month(m, year, month, "en")
+
+
+# "for a weekend", "für ein Wochenende": what a week holds, not one day of it.
+_SPAN_AFTER = re.compile(r"[^.;]*\b(?:for|über|für) (?:a|the|ein|das) (?:weekend|week|Wochenende|Woche)\b",
+                         re.I)
+
+
+def _weeks_ahead(m: re.Match[str], d: date, weeks: int, lang: str) -> Mention:
+    """"in two weeks", "in zwei Wochen": the day that many weeks after writing
+    ("due in two weeks", written 6 May: 20 May) — or its week, when the line
+    speaks of a span it holds ("in three weeks for a weekend")."""
+    if _SPAN_AFTER.match(m.string, m.end()):
+        return _week(m, _monday(d + timedelta(days=7 * weeks)), lang)
+    return _day(m, d + timedelta(days=7 * weeks), lang)
 
 
 # A day of the month that comes every month: "2B pays on the 3rd", "rent due on the 1st",
@@ -657,7 +742,7 @@ def _in_n_de(m: re.Match[str], d: date, past: bool) -> Mention:
     if unit.startswith("tag"):
         return _day(m, d + timedelta(days=n), "de")
     if unit.startswith("woche"):
-        return _week(m, _monday(d + timedelta(days=7 * n)), "de")
+        return _weeks_ahead(m, d, n, "de")
     year, month = _add_months(d.year, d.month, n)
     return _month(m, year, month, "de")
 
@@ -783,6 +868,22 @@ def _month_lang(name: str) -> str:
 
 
 # -- the whole line ----------------------------------------------------------------------------------
+# A second sentence after a comma, its subject a name: "demo went well, Henrik wants
+# pricing by Wednesday" — the date is in Henrik's present, not the demo's past.
+_NAMED_CLAUSE = re.compile(r",\s+(?=(?-i:[A-Z])[\w'’-]+\s+([a-z]+)\b)")
+
+
+def _clause(text: str, pos: int) -> tuple[int, int]:
+    """The clause around ``pos`` (:func:`tense.clause_of`), begun again after
+    a comma that opens a sentence of its own (:data:`_NAMED_CLAUSE`)."""
+    a, b = clause_of(text, pos)
+    for m in _NAMED_CLAUSE.finditer(text, a, pos):
+        verb = m.group(1)
+        if EN_VERB_FORMS.get(verb, verb) != verb and verb.endswith("s"):
+            a = m.end()
+    return a, b
+
+
 def find(text: str, written_day: date) -> list[Mention]:
     """Every time expression of a line, resolved against the local day it was
     written (no overlaps; leftmost, then longest, wins)."""
@@ -795,7 +896,7 @@ def find(text: str, written_day: date) -> list[Mention]:
                 continue  # a title keeps its words
             if any(not (m.end() <= f.start or m.start() >= f.stop) for f in found):
                 continue
-            a, b = clause_of(text, m.start())
+            a, b = _clause(text, m.start())
             # What was called off was still ahead: "cancelled the dinner on Saturday".
             past = (clause_past(text, a, b, lang) and not TARGET.search(text[:m.start()])
                     and not CANCELLED.search(text, a, b)) \
@@ -868,7 +969,7 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
     end = max(m.last for m in mentions)
     # A day still ahead when written is not a told past, whatever the verb before it
     # ("gave notice, moving out 31 January 2027").
-    written_past = all((clause_past(text, *clause_of(text, m.start), lang)
+    written_past = all((clause_past(text, *_clause(text, m.start), lang)
                         and not TARGET.search(text[:m.start]) and m.first <= day) or m.last < day
                        for m in mentions)
     over = end < today

@@ -214,3 +214,31 @@ IN_WEEKS = [  # "in two weeks" is the day two weeks after writing; a week only f
 @pytest.mark.parametrize(("text", "written", "expected"), IN_WEEKS)
 def test_in_n_weeks_is_a_day(text: str, written: date, expected: str) -> None:
     assert _read(text, written) == expected
+
+
+AGED = [  # a terse note's state, over: in the past, though it had no verb to turn
+    ("Barista Jule off sick until Friday", date(2026, 9, 8), date(2026, 9, 15),
+     "Barista Jule was off sick until 11 September 2026"),
+    ("Off to Lisbon for the Klimt client workshop 14-17 April, mostly offline", date(2026, 4, 1),
+     date(2026, 4, 18), "Went to Lisbon for the Klimt client workshop 14-17 April 2026, mostly offline"),
+    ("Hoffmann away until 20 May - gate code 4471", date(2026, 5, 2), date(2026, 5, 25),
+     "Hoffmann was away until 20 May 2026 - gate code 4471"),
+    ("Tom on parental leave until March.", date(2026, 1, 5), date(2026, 6, 1),
+     "Tom was on parental leave until March 2026."),
+    ("Mum's cardiology appt Thursday 10:30 at St Mary's", date(2026, 3, 2), date(2026, 3, 10),
+     "Mum's cardiology appt on 5 March 2026 10:30 at St Mary's"),
+]
+
+
+@pytest.mark.parametrize(("text", "written", "today", "expected"), AGED)
+def test_a_terse_note_ages_once_its_day_is_over(text: str, written: date, today: date,
+                                                expected: str) -> None:
+    timed = when.resolve_days(text, written, today)
+    assert timed.over and timed.text == expected
+
+
+def test_a_terse_note_stays_as_it_is_before_its_day() -> None:
+    assert _read("Barista Jule off sick until Friday", date(2026, 9, 8), date(2026, 9, 10)) == \
+        "Barista Jule off sick until 11 September 2026"
+    assert _read("Off to Lisbon 14-17 April", date(2026, 4, 1), date(2026, 4, 2)) == \
+        "Off to Lisbon 14-17 April 2026"

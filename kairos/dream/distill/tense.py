@@ -104,6 +104,10 @@ def _after_parenthesis(text: str, a: int) -> bool:
 def _past_en(text: str, a: int, b: int) -> str | None:
     tokens = list(_TOKEN.finditer(text, a, b))
     i = _finite_en(tokens, subject=not _after_parenthesis(text, a))
+    state = _STATE.search(text, a, b)
+    if state and (i is None or tokens[i].start() > state.start()):
+        # "Jule off sick until …" -> "Jule was off sick until …" ("on parental leave": no verb)
+        return text[:state.start()] + " was" + text[state.start():]
     if i is None:
         # A note without its subject: "flying to Lisbon on 12 June" -> "flew to Lisbon …"
         first = tokens[0].group(0) if tokens else ""
@@ -111,7 +115,28 @@ def _past_en(text: str, a: int, b: int) -> str | None:
             then = _past_of(first.lower())
             return text[:tokens[0].start()] + (then.capitalize() if first[0].isupper() else then) + \
                 text[tokens[0].end():]
-        return None
+        return _past_verbless(text, a, b)
+    return _past_finite(text, tokens, i)
+
+
+# A note's state without its verb: "Jule off sick until Friday", "Hoffmann away until 20 May".
+_STATE = re.compile(r"(?<=\w)\s+(?=(?:off sick|off work|away|on (?:\w+ )?leave|on holiday|"
+                    r"on vacation|in hospital|out sick|out of (?:the )?office)\b)", re.I)
+_OFF_TO = re.compile(r"\s*(off) to\b", re.I)
+
+
+def _past_verbless(text: str, a: int, b: int) -> str | None:
+    """A terse note's past: "Off to Lisbon …" -> "Went to Lisbon …" (what it
+    cannot read it leaves)."""
+    m = _OFF_TO.match(text, a, b)
+    if m:
+        went = "Went" if m.group(1)[0].isupper() else "went"
+        return text[:m.start(1)] + went + text[m.end(1):]
+    return None
+
+
+def _past_finite(text: str, tokens: list[re.Match[str]], i: int) -> str | None:
+    """The past of a clause whose finite verb is ``tokens[i]``."""
     if i >= 2 and tokens[i - 1].group(0).lower() == "to":
         # "hopes to start": the verb before "to" is the finite one.
         before = tokens[i - 2].group(0)

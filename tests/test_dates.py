@@ -242,3 +242,23 @@ def test_a_terse_note_stays_as_it_is_before_its_day() -> None:
         "Barista Jule off sick until 11 September 2026"
     assert _read("Off to Lisbon 14-17 April", date(2026, 4, 1), date(2026, 4, 2)) == \
         "Off to Lisbon 14-17 April 2026"
+
+
+WORDINGS = [  # a day's possessive, a month opening a sentence, a state "ab" a month opens
+    ("Maya moved up a level after today's assessment!", date(2026, 5, 12), date(2026, 5, 13),
+     "Maya moved up a level after the 12 May 2026 assessment!"),
+    ("Tomorrow's meeting is cancelled.", date(2026, 5, 12), date(2026, 5, 12),
+     "The 13 May 2026 meeting is cancelled."),
+    ("Kim's flight is tomorrow.", date(2026, 5, 12), date(2026, 5, 12), "Kim's flight is on 13 May 2026."),
+    ("Ab April wohnt Lena in Köln.", date(2026, 3, 2), date(2026, 5, 2), "Ab April 2026 wohnt Lena in Köln."),
+    ("From March Lena lives in Hamburg.", date(2026, 1, 2), date(2026, 5, 2),
+     "From March 2026 Lena lives in Hamburg."),
+    ("In July Mia flies to Japan.", date(2026, 5, 2), date(2026, 5, 3), "In July 2026 Mia flies to Japan."),
+    ("Hausmeisterdienst gekündigt, ab April macht das Firma Demir", date(2026, 3, 2), date(2026, 5, 2),
+     "Hausmeisterdienst gekündigt, ab April 2026 macht das Firma Demir"),
+]
+
+
+@pytest.mark.parametrize(("text", "written", "today", "expected"), WORDINGS)
+def test_more_wordings_of_a_day_and_a_month(text: str, written: date, today: date, expected: str) -> None:
+    assert _read(text, written, today) == expected

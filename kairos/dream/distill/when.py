@@ -294,7 +294,13 @@ def _day(m: re.Match[str], d: date, lang: str, *, relative: bool = True, part: s
     else:
         core = f"the {part} of {fmt_day(d, 'en')}" if part else fmt_day(d, "en")
         words = f"on {core}" if prep else core
+        own = _POSSESSIVE.match(m.string, m.end()) if relative and not part else None
+        if own:  # "after today's assessment": "after the 12 May 2026 assessment", not "on …'s"
+            return Mention(m.start(), own.end(), d, d, "day", True, lang, f"the {fmt_day(d, 'en')}")
     return Mention(m.start(), m.end(), d, d, "day", relative, lang, words if relative else "")
+
+
+_POSSESSIVE = re.compile(r"['’]s\b")
 
 
 def _word_before(m: re.Match[str]) -> str:
@@ -822,6 +828,7 @@ def _dm_numeric(m: re.Match[str], d: date, past: bool) -> Mention | None:
 
 
 @R.add(rf"\b(in|im|this|next|last|Anfang|Mitte|Ende|early|mid|late|until|till|by|bis|from|since|ab|seit|"
+       rf"In|Im|Early|Mid|Late|Until|By|Bis|From|Since|Ab|Seit|"  # a sentence's first word
        rf"(?:at )?the end of|end of|to) ?-?({_M_ANY})\b")
 def _in_month(m: re.Match[str], d: date, past: bool) -> Mention | None:
     prep = m.group(1)
@@ -1013,7 +1020,7 @@ _MOVED_BEFORE = re.compile(r"\b(?:postpone[sd]?|pushed(?: back)?|moved|delayed|r
 _SINCE_BEFORE = re.compile(r"\b(?:since|seit)\s*(?:the\s+|dem\s+)?$", re.I)
 _BOUNDED = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|a few|several|\d+) \w+|\buntil\b|"
                       r"\btill\b|\bbis\b|\bfür (?:\w+ )?(?:tage|wochen|monate)\b", re.I)
-_OPENS_IN = re.compile(r"(?:from|since|seit)\b", re.I)
+_OPENS_IN = re.compile(r"(?:from|since|seit|ab)\b", re.I)
 _OPENS = re.compile(r"\b(?:from|since|starting|as of|ab|seit)\s*(?:the\s+|dem\s+)?$", re.I)
 
 

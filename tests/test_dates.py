@@ -262,3 +262,12 @@ WORDINGS = [  # a day's possessive, a month opening a sentence, a state "ab" a m
 @pytest.mark.parametrize(("text", "written", "today", "expected"), WORDINGS)
 def test_more_wordings_of_a_day_and_a_month(text: str, written: date, today: date, expected: str) -> None:
     assert _read(text, written, today) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("flying to Lisbon on Friday 12 June for five days",
+     "flying to Lisbon on Friday 12 June 2026 for five days"),
+    ("Flight Friday 12 June, back Sunday 14 June", "Flight Friday 12 June 2026, back Sunday 14 June 2026"),
+    ("Thu 3 stores to visit", "Thu 3 stores to visit")])
+def test_a_weekday_before_its_date_or_a_number_is_not_read_alone(text: str, expected: str) -> None:
+    assert _read(text, date(2026, 6, 3)) == expected

@@ -508,7 +508,8 @@ _LIST_BEFORE = re.compile(rf"\b{_WD_ANY}{_JOIN}$")
 _ARRANGED = re.compile(r"\b(?:booked|scheduled|planned|arranged|confirmed|pencil+ed(?: in)?|"
                        r"rescheduled|moved|postponed|pushed)(?: (?:for|to|on))?\s*$", re.I)
 # What may follow a day a terse note names: the clause's end or a clock time.
-_TERSE_END = re.compile(r"\s*(?:$|[,;.!)\]–—-]|(?:at |@ ?|um )?\d{1,2}(?::\d\d)?\s*(?:am|pm|h|Uhr)?\b)")
+_TERSE_END = re.compile(r"\s*(?:$|[,;.!)\]–—-]|(?:(?:at |@ ?|um )\d{1,2}(?::\d\d)?|\d{1,2}:\d\d|"
+                        r"\d{1,2}\s*(?:am|pm|h|Uhr))\b)")
 _PAST_FORMS = frozenset(p for _, p, _ in IRREGULAR_EN.values()) | PARTICIPLES_EN
 
 

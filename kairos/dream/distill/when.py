@@ -18,10 +18,15 @@ The rules, in short (docs/dream.md has them in full):
   "im Juli", "2. März", "am 14.7.") takes the year that makes it the next
   one on or after the writing date, or, in a sentence in the past tense
   ("started running in March", written in May), the last one on or before.
+  Words that point ahead ("moving out 31 Jan", "from 3 Sep" after a change,
+  "contract start 1 June") take the nearer of the two, whatever the verb.
 - Recurring dates stay without a year and never take the past tense:
-  birthdays, anniversaries (Geburtstag, Hochzeitstag …) and lines that say
-  "every …", "on Tuesdays", "jeden …", "montags".
-- Dates that carry a year (ISO ``2026-07-14``, "14 July 2026",
+  birthdays, anniversaries (Geburtstag, Hochzeitstag …), lines that say
+  "every …", "on Tuesdays", "jeden …", "montags", and a payment's day of the
+  month ("pays on the 3rd").
+- A terse note's weekday ("Roof inspection Thursday", "Do 14 Uhr") is the
+  coming one, never one of a list ("Mon/Wed/Fri"); "in two weeks" is a day.
+- Dates that carry a year (ISO ``2026-07-14``, "14 July 2026", "31 Aug 2026",
   "14.07.2026", "July 2026") are not rewritten, but they age like the rest.
 - A statement about a time that is over at ``now`` takes the past tense;
   one that was already past when written ("ran the marathon on 26 April")

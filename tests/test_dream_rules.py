@@ -1533,3 +1533,27 @@ def test_terse_time_words_of_work_notes(text: str, expected: str) -> None:
     after next" were left as written, so they never aged."""
     written = at("2026-04-08T10:00Z")
     assert when.resolve(text, written, written, when.zone("Europe/Berlin")).text == expected
+
+
+# -- a key line's value said to come in addition (the fourth blind set) ------------------------------
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Leo: maths, Tuesdays 4pm", "Leo: added English (essay writing), Thursdays 5pm"),
+    ("Leo: Mathe, dienstags 16 Uhr", "Leo: zusätzlich Englisch, donnerstags 17 Uhr"),
+    ("Supplier: Müller GmbH", "Supplier: also Bäckerei Schmidt for rye flour"),
+    ("Anna: piano lessons on Mondays", "Anna: plus violin on Fridays"),
+    ("Lieferant: Müller GmbH", "Lieferant: außerdem Bäckerei Schmidt für Roggenmehl"),
+    ("Client: Brightwave Ltd", "Client: another one, Kestrel Foods, from April"),
+])
+def test_a_key_lines_value_said_to_come_in_addition_replaces_none(older: str, newer: str) -> None:
+    """"Leo: added English" beside "Leo: maths" was read as the key's one
+    value changed, and the maths lessons were dropped: a lost fact."""
+    assert slots.is_update(older, newer, frozenset({"leo-parent"})) == "coexist"
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Leo: maths, Tuesdays 4pm", "Leo: maths moved to Wednesdays 4pm"),
+    ("Supplier: Müller GmbH", "Supplier: Bäckerei Schmidt from now on"),
+    ("Phone: Pixel 7", "Phone: iPhone 16"),
+])
+def test_a_key_line_without_a_word_of_addition_is_still_updated(older: str, newer: str) -> None:
+    assert slots.is_update(older, newer, frozenset({"leo-parent"})) == "update"

@@ -614,6 +614,11 @@ def _referent(body: str, previous: _Clause | None, main: str | None, german: boo
     return main
 
 
+# A key line's value that comes in addition to the key's others.
+_ADDS = re.compile(r"\s*(?:now\s+|jetzt\s+)?(?:added|adding|also|plus|additionally|another|"
+                   r"as\s+well|zusätzlich|auch|außerdem|dazu|neu\s+dazu|noch)\b", re.I)
+
+
 def _key_claim(key: str, value: str, aliases: set[str]) -> Claim:
     k = " ".join(spelling(w.lower()) for w in words(key))
     # "New address: …" is the address, changed.
@@ -633,9 +638,12 @@ def _key_claim(key: str, value: str, aliases: set[str]) -> Claim:
     if attr is None and k.startswith("lieblings"):
         attr = k
     low = value.lower()
+    # "Leo: added English, Thursdays" beside "Leo: maths, Tuesdays": a value
+    # said to come in addition replaces none.
     return Claim(frozenset({"@user"}), None, attr or f"key:{singular}", tuple(value_toks), "",
                  frozenset(stem(w) for w in value_toks), negated=bool(NEG_PHRASES.search(low)),
                  change=bool(CHANGE.search(low)) or bool(renewed), many=many and attr is None,
+                 added=bool(_ADDS.match(value) or ADDED.search(low)),
                  frame=tuple(stem(w) for w in value_toks),
                  classes=frozenset(_classes(low, [w.lower() for w in words(value)])), text=value)
 

@@ -1557,3 +1557,36 @@ def test_a_key_lines_value_said_to_come_in_addition_replaces_none(older: str, ne
 ])
 def test_a_key_line_without_a_word_of_addition_is_still_updated(older: str, newer: str) -> None:
     assert slots.is_update(older, newer, frozenset({"leo-parent"})) == "update"
+
+
+# -- a twelfth QA pass: the third blind set again (work and support notes, German plans) -----------
+@pytest.mark.parametrize(("text", "written", "now", "expected"), [
+    # "ist … geplant" is a plan still, not a perfect: it ages once its day is over
+    ("Release 4.2 ist für diesen Donnerstag geplant.", "2026-10-05T08:00Z", "2026-10-30T02:00Z",
+     "Release 4.2 war für 8. Oktober 2026 geplant."),
+    ("Das Kickoff ist für diesen Freitag angesetzt.", "2026-10-05T08:00Z", "2026-10-30T02:00Z",
+     "Das Kickoff war für 9. Oktober 2026 angesetzt."),
+    ("Die Tische sind für den 10. Oktober reserviert.", "2026-10-05T08:00Z", "2026-10-30T02:00Z",
+     "Die Tische waren für den 10. Oktober 2026 reserviert."),
+    # ahead still: the present stays, and the day is the coming one, not the last
+    ("Release 4.2 ist für diesen Donnerstag geplant.", "2026-10-05T08:00Z", "2026-10-06T02:00Z",
+     "Release 4.2 ist für 8. Oktober 2026 geplant."),
+    ("Der Termin ist auf Freitag verschoben.", "2026-10-05T08:00Z", "2026-10-06T02:00Z",
+     "Der Termin ist auf den 9. Oktober 2026 verschoben."),
+    # a perfect with "ist" is past already, and stays as it was told
+    ("Lena ist am Freitag nach Köln gezogen.", "2026-10-05T08:00Z", "2026-10-30T02:00Z",
+     "Lena ist am 2. Oktober 2026 nach Köln gezogen."),
+    # a while said without "für" ends: "ab morgen zwei Wochen im Urlaub"
+    ("Jan ist ab morgen zwei Wochen im Urlaub.", "2026-10-05T08:00Z", "2026-10-30T02:00Z",
+     "Jan war ab 6. Oktober 2026 zwei Wochen im Urlaub."),
+    ("Jan ist ab Montag drei Wochen in Elternzeit.", "2026-10-05T08:00Z", "2026-11-30T02:00Z",
+     "Jan war ab 12. Oktober 2026 drei Wochen in Elternzeit."),
+    # with no while, "ab" opens a state that the day does not end
+    ("Jan ist ab morgen im Urlaub.", "2026-10-05T08:00Z", "2026-10-30T02:00Z",
+     "Jan ist ab 6. Oktober 2026 im Urlaub."),
+])
+def test_a_twelfth_pass_of_german_plans_aging(text: str, written: str, now: str, expected: str) -> None:
+    """A third blind set: "ist für Donnerstag geplant" was read as a perfect
+    (past already, so never aged, and its weekday resolved backwards), and
+    "ab morgen zwei Wochen" as a state from a day that never ends."""
+    assert when.resolve(text, at(written), at(now), when.zone("Europe/Berlin")).text == expected

@@ -20,6 +20,10 @@ _AUX_EN = {"is", "are", "am", "was", "were", "has", "have", "had", "will", "does
            "can't", "won't", "isn't", "aren't", "doesn't", "don't", "hasn't", "haven't",
            "couldn't", "wouldn't", "shouldn't", "mustn't", "didn't", "wasn't", "weren't", "hadn't"}
 _PARTICIPLE_DE = re.compile(r"^\w{0,7}ge\w{2,}(?:t|en)$|^\w{3,}iert$")
+# A state, not a perfect, after "ist"/"sind": "Release 4.2 ist für Donnerstag geplant"
+# is a plan still (its past: "war … geplant"), where "ist nach Köln gezogen" is over.
+_STATE_DE = frozenset("""geplant eingeplant vorgesehen angesetzt terminiert gebucht reserviert
+vereinbart festgelegt angemeldet angekündigt bestätigt verschoben verlegt""".split())
 # A full stop ends a clause, but not the one of a German day ("am 2. Februar").
 _CLAUSE = re.compile(r"[;:!?()]|(?<!\d)\.\s|(?<=\d)\.\s(?!(?:Januar|Februar|März|April|Mai|"
                      r"Juni|Juli|August|September|Oktober|November|Dezember)\b)|\.$|"
@@ -264,7 +268,7 @@ def _past_de(text: str, a: int, b: int) -> str | None:
         if w in ("war", "waren", "hatte", "hatten", "wurde", "wurden"):
             return None
         if w in ("hat", "haben", "ist", "sind", "habe", "bin") and words and \
-                _PARTICIPLE_DE.match(words[-1]) and words[-1] != w:
+                _PARTICIPLE_DE.match(words[-1]) and words[-1] != w and not _state_de(w, words[-1]):
             return None  # Perfekt: already past
         if w in PAST_DE:
             return text[:t.start()] + PAST_DE[w] + text[t.end():]
@@ -276,6 +280,12 @@ def _past_de(text: str, a: int, b: int) -> str | None:
             return text[:t.start()] + w[:-2] + "ten" + text[t.end():]
         return None
     return None
+
+
+def _state_de(verb: str, last: str) -> bool:
+    """Whether "ist … <participle>" tells a state that still holds (a plan set
+    for a day), not a perfect: "ist für Donnerstag geplant"."""
+    return verb in ("ist", "sind") and last.lower() in _STATE_DE
 
 
 def has_finite_verb(text: str) -> bool:
@@ -293,8 +303,8 @@ def clause_past(text: str, a: int, b: int, lang: str) -> bool:
             return True
         if set(PAST_DE.values()) & set(lower[1:]) - {"war", "hatte"}:
             return True
-        if any(w in ("hat", "haben", "ist", "sind", "habe", "bin") for w in lower) and words and \
-                _PARTICIPLE_DE.match(lower[-1]):
+        if any(w in ("hat", "haben", "ist", "sind", "habe", "bin") and not _state_de(w, lower[-1])
+               for w in lower) and words and _PARTICIPLE_DE.match(lower[-1]):
             return True
         return False
     i = _finite_en(tokens, subject=not _after_parenthesis(text, a))

@@ -1025,7 +1025,10 @@ _MOVED_BEFORE = re.compile(r"\b(?:postpone[sd]?|pushed(?: back)?|moved|delayed|r
                            r"shifted|changed|brought forward)\b[^.;]*$", re.I)
 _SINCE_BEFORE = re.compile(r"\b(?:since|seit)\s*(?:the\s+|dem\s+)?$", re.I)
 _BOUNDED = re.compile(r"\bfor (?:a|an|one|two|three|four|five|six|a few|several|\d+) \w+|\buntil\b|"
-                      r"\btill\b|\bbis\b|\bfür (?:\w+ )?(?:tage|wochen|monate)\b", re.I)
+                      r"\btill\b|\bbis\b|\bfür (?:\w+ )?(?:tage|wochen|monate)\b|"
+                      # "ist ab morgen zwei Wochen im Urlaub": a while, said without "für"
+                      r"(?<!\bvor )\b(?:eine[nm]?|zwei|drei|vier|fünf|sechs|sieben|acht|\d+) "
+                      r"(?:tage|wochen|monate)\b(?! (?:her|alt)\b)", re.I)
 _OPENS_IN = re.compile(r"(?:from|since|seit|ab)\b", re.I)
 _OPENS = re.compile(r"\b(?:from|since|starting|as of|ab|seit)\s*(?:the\s+|dem\s+)?$", re.I)
 

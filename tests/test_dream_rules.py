@@ -1590,3 +1590,51 @@ def test_a_twelfth_pass_of_german_plans_aging(text: str, written: str, now: str,
     (past already, so never aged, and its weekday resolved backwards), and
     "ab morgen zwei Wochen" as a state from a day that never ends."""
     assert when.resolve(text, at(written), at(now), when.zone("Europe/Berlin")).text == expected
+
+
+TWELFTH_CALLED_OFF = [
+    # a plan told without a verb, called off or replaced
+    ("Team offsite in Lyon, 14-16 October.",
+     "Offsite cancelled (budget); replaced by a one-day virtual session on 15 October."),
+    ("Team retreat in Porto, 3-5 June.", "Retreat called off."),
+    ("Workshop with Brandt GmbH on 20 October.", "Workshop cancelled, Brandt asked to postpone."),
+    ("Kickoff mit Brandt GmbH am 20.10.", "Kickoff abgesagt, Brandt meldet sich wieder."),
+    # a move that says what stays the same beside the new day, or that the old one is off
+    ("Lena has a physio appointment on Thursday at 8am.",
+     "Physio on Thursday is off, moved to Tuesday the 17th, same time."),
+    ("Mia has a dentist appointment on 10 March.", "Dentist moved to 17 March, same time."),
+    ("Lena hat am Donnerstag um 8 Uhr einen Physiotermin.",
+     "Physiotermin auf Dienstag verschoben, gleiche Uhrzeit."),
+]
+TWELFTH_NOT_CALLED_OFF = [
+    ("Team offsite in Lyon, 14-16 October.", "Dinner with Marta cancelled."),
+    ("Team offsite in Lyon, 14-16 October.", "Workshop cancelled."),
+    ("Kickoff mit Brandt GmbH am 20.10.", "Kickoff mit Müller AG abgesagt."),
+    ("Weekly sync Mondays 10:00.", "Weekly sync cancelled this week."),  # a habit, not a plan
+    ("Lyon office, 40 people.", "Offsite cancelled."),  # no plan: no date, no event
+    ("Lena has a physio appointment on Thursday at 8am.", "Yoga moved to Tuesday, same time."),
+    ("Lena has a physio appointment on Thursday at 8am.", "Yoga on Thursday is off."),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), TWELFTH_CALLED_OFF)
+def test_a_twelfth_pass_of_plans_called_off_or_moved(older: str, newer: str) -> None:
+    """A third blind set: a plan told without a verb had no claim, so no
+    cancellation could end it; "is off, moved to Tuesday, same time" said
+    words beside the move that no move was allowed."""
+    assert slots.is_update(older, newer, frozenset({"lena", "mia"})) == "update"
+
+
+@pytest.mark.parametrize(("older", "newer"), TWELFTH_NOT_CALLED_OFF)
+def test_a_twelfth_pass_of_what_calls_nothing_off(older: str, newer: str) -> None:
+    """Another event, another party, a habit, a line that is no plan."""
+    assert slots.is_update(older, newer, frozenset({"lena", "mia"})) == "coexist"
+
+
+def test_a_verbless_plan_called_off_leaves_memory_for_what_replaced_it() -> None:
+    plan = derive([unit(1, "Team offsite in Lyon, 14-16 October.", "2026-08-10T15:00Z"),
+                   unit(2, "Offsite cancelled (budget); replaced by a one-day virtual session on "
+                           "15 October.", "2026-09-21T15:00Z")], {},
+                  Settings(at("2026-09-22T07:00Z"), when.zone("America/New_York")))
+    assert lines(plan.files) == ["Offsite cancelled (budget); replaced by a one-day virtual session "
+                                 "on 15 October 2026."]

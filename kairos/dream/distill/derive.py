@@ -234,8 +234,9 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             if _two_events(older, newer) or _a_while_away(older, newer):
                 continue
             days = (_first_day(older), _first_day(newer))
+            olds = older.claims or slots.claims_or_plan(older.unit.text)  # a verbless plan
             replaced = [any(slots.decide(o, n, days) for n in newer.claims) and
-                        not _carries_more(o, newer.unit.text) for o in older.claims]
+                        not _carries_more(o, newer.unit.text) for o in olds]
             if not any(replaced):
                 continue
             older.replaced.update({k: newer for k, r in enumerate(replaced) if r})

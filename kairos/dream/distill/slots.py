@@ -315,7 +315,9 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
 
 # The verb an event noun names: "Lena's flight … moved" updates "Lena flies …".
 _EVENT_VERBS = {"fligh": "fly", "flug": "flieg", "drive": "driv", "ride": "rid"}
+# "Physio on Thursday is off, moved to Tuesday, same time": what a move says beside the new day.
 _MOVE_WORDS = frozenset("mov push postpo reschedul chang delay shif verschob verleg back to auf "
+                        "off same time tim on am gleich zeit uhrzeit "
                         "be hav now wurd werd word ist sind hab".split())
 _WORK = re.compile(r"\b(?:for work|work|business|office|job|dienstlich\w*|beruflich\w*|arbeit\w*)\b",
                    re.I)
@@ -362,7 +364,9 @@ _RECURRING = re.compile(r"\bevery\b|\beach\b|\bweekly\b|\bjede[nrsm]?\b|\bwöche
 # Plans besides EVENT_NOUNS: what a cancellation names.
 _EVENT_WORDS = frozenset("""dinner lunch breakfast brunch adoption wedding party trip holiday vacation
 booking reservation session lesson course treffen essen abendessen mittagessen reise urlaub hochzeit
-feier kurs training cinema kino movie film theatre theater show gig dance""".split())
+feier kurs training cinema kino movie film theatre theater show gig dance
+offsite off-site retreat workshop kickoff kick-off conference webinar hackathon summit tagung
+klausur konferenz""".split())
 _EVENT_STEMS = ("adopt", "visit", "meetin")  # "is adopting" / "the adoption"
 # Words that name any plan: "sagt das Treffen ab" may end "trifft sich zum Essen".
 _ANY_EVENT = frozenset("meeting treffen plans plan termin appointment date".split())
@@ -571,10 +575,18 @@ def with_subject(text: str, file: str | None) -> str:
     return f"I {text}" if file == "USER.md" and inflected else text
 
 
+def claims_or_plan(text: str, names: frozenset[str] = frozenset()) -> list[Claim]:
+    """The claims of a line, or, of a line with no verb ("Team offsite in
+    Lyon, 14-16 October"), one that names no subject: only a cancellation
+    or a move of what it names can end it (see :func:`_calls_off`), never a
+    statement about someone."""
+    return claims_of(text, names) or [Claim(frozenset(), text=text)]
+
+
 def is_update(older: str, newer: str, names: frozenset[str] = frozenset()) -> str:
     """``"update"`` when ``newer`` replaces ``older`` (same subject and
     attribute), else ``"coexist"``."""
-    olds, news = claims_of(older, names), claims_of(newer, names)
+    olds, news = claims_or_plan(older, names), claims_of(newer, names)
     for o in olds:
         for n in news:
             if decide(o, n):
@@ -593,5 +605,5 @@ def durable_attribute(text: str, claims: list[Claim] | None = None) -> str | Non
     return None
 
 
-__all__ = ["Claim", "cancels", "claims_of", "decide", "durable_attribute", "is_update",
+__all__ = ["Claim", "cancels", "claims_of", "claims_or_plan", "decide", "durable_attribute", "is_update",
            "proper_names", "with_subject"]

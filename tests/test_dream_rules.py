@@ -1638,3 +1638,36 @@ def test_a_verbless_plan_called_off_leaves_memory_for_what_replaced_it() -> None
                   Settings(at("2026-09-22T07:00Z"), when.zone("America/New_York")))
     assert lines(plan.files) == ["Offsite cancelled (budget); replaced by a one-day virtual session "
                                  "on 15 October 2026."]
+
+
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    # a numbered item's state, newest wins
+    ("ticket 5512: open, waiting on cust", "5512 solved/closed 18.6.", "update"),
+    ("5512 - cust replied, in progress", "5512 solved/closed 18.6.", "update"),
+    ("ticket 5512: open, waiting on cust", "5512 - cust replied, in progress", "update"),
+    ("#8812 escalated to 2nd level", "#8812 resolved, cust confirmed", "update"),
+    ("Order 4471 shipped on Monday.", "Order 4471 delivered, signed by neighbour.", "update"),
+    ("INC-4411 on hold until the vendor answers", "INC-4411 closed", "update"),
+    ("Ticket 7730: offen, wartet auf Kunde", "Ticket 7730 gelöst und geschlossen.", "update"),
+    ("Bestellung 9921 versandt", "Bestellung 9921 zugestellt", "update"),
+    # another item, a line with no state on either side, a line not about the item
+    ("ticket 5512: open, waiting on cust", "5513 solved/closed", "coexist"),
+    ("5512: cust on Android 14", "5512 closed", "coexist"),
+    ("ticket 5512: open", "5512: cust sent the logs", "coexist"),
+    ("Lena's ticket 5512 is open and she lives in Rome.", "5512 closed", "coexist"),
+    ("2026: open to new roles", "2026: closed the Q1 books", "coexist"),
+    ("500 € open on the invoice", "500 € paid", "coexist"),
+])
+def test_a_twelfth_pass_of_an_items_state(older: str, newer: str, expected: str) -> None:
+    """A third blind set: a ticket told by its number, "open, waiting on
+    cust", then "in progress", then "solved/closed", kept all three states."""
+    assert slots.is_update(older, newer, frozenset({"lena"})) == expected
+
+
+def test_only_the_newest_state_of_a_ticket_stays() -> None:
+    plan = derive([unit(1, "ticket 5512: open, waiting on cust", "2026-06-10T10:00Z"),
+                   unit(2, "5512: cust on Android 14", "2026-06-10T10:01Z"),
+                   unit(3, "5512 - cust replied, in progress", "2026-06-12T10:00Z"),
+                   unit(4, "5512 solved/closed", "2026-06-18T10:00Z")], {},
+                  Settings(at("2026-06-19T02:00Z"), when.zone("Europe/Vienna")))
+    assert lines(plan.files) == ["5512: cust on Android 14", "5512 solved/closed"]

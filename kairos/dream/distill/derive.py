@@ -40,7 +40,7 @@ from datetime import date, datetime, tzinfo
 from typing import Any
 
 from kairos.domain.files import POINTER, pointer
-from kairos.dream.distill import facts, faithful, slots, when
+from kairos.dream.distill import facts, faithful, items, slots, when
 from kairos.dream.distill.lexicon import CORRECTION, KEY_LINE, PERSON_NOUNS
 from kairos.dream.distill.words import is_german
 
@@ -217,6 +217,9 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                      if w.isalpha() and len(w) > 2}
             candidates.update(i for i in range(j) if named & {
                 w.lower() for w in re.findall(r"[\w-]+", ordered[i].unit.text)})
+        item = items.item_of(newer.unit.text)  # "5512 solved/closed": the lines about 5512
+        if item is not None:
+            candidates.update(i for i in range(j) if items.item_of(ordered[i].unit.text) == item)
         for c in newer.claims:
             for subject in c.subjects:
                 candidates.update(by_subject.get(subject, ()))
@@ -232,6 +235,9 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                     not any(c.negated for c in newer.claims) and not calls_off:
                 continue  # a plan still ahead is not undone by a statement of how things are
             if _two_events(older, newer) or _a_while_away(older, newer):
+                continue
+            if items.new_state(older.unit.text, newer.unit.text):
+                older.superseded_by = newer  # the item's state, the whole of such a line
                 continue
             days = (_first_day(older), _first_day(newer))
             olds = older.claims or slots.claims_or_plan(older.unit.text)  # a verbless plan

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from kairos.dream.distill import when
+from kairos.dream.distill import items, when
 from kairos.dream.distill.claims import Claim, claims_of
 from kairos.dream.distill.lexicon import (
     CANCELLED,
@@ -586,6 +586,8 @@ def claims_or_plan(text: str, names: frozenset[str] = frozenset()) -> list[Claim
 def is_update(older: str, newer: str, names: frozenset[str] = frozenset()) -> str:
     """``"update"`` when ``newer`` replaces ``older`` (same subject and
     attribute), else ``"coexist"``."""
+    if items.new_state(older, newer):  # "ticket 5512: open" -> "5512 solved/closed"
+        return "update"
     olds, news = claims_or_plan(older, names), claims_of(newer, names)
     for o in olds:
         for n in news:

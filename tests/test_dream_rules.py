@@ -1671,3 +1671,51 @@ def test_only_the_newest_state_of_a_ticket_stays() -> None:
                    unit(4, "5512 solved/closed", "2026-06-18T10:00Z")], {},
                   Settings(at("2026-06-19T02:00Z"), when.zone("Europe/Vienna")))
     assert lines(plan.files) == ["5512: cust on Android 14", "5512 solved/closed"]
+
+
+TWELFTH_KEY_CHANGED = [
+    # a key line's attribute named as the subject, with a word of change
+    ("Zahlungsart: SEPA", "payment method switched to credit card (visa)"),
+    ("Zahlungsart: SEPA", "Die Zahlungsart ist jetzt Kreditkarte."),
+    ("Payment method: PayPal", "Payment method changed to bank transfer."),
+    ("Payment: invoice", "payment now by direct debit"),
+    ("Dentist: Dr. Aydin", "The dentist is now Dr. Brenner."),
+    # "has a new GP, Dr. Osei": the doctor, not a possession
+    ("Hausärztin: Dr. Weiss.", "Lena has a new GP, Dr. Osei, since Dr. Weiss retired."),
+    ("Zahnarzt: Dr. Aydin", "Lena hat einen neuen Zahnarzt, Dr. Brenner."),
+    # a key written with "=" in a terse note
+    ("Lena has a new GP, Dr. Osei, since Dr. Weiss retired.", "GP = Dr Osei (Praxis am Markt)."),
+    ("plan: pro (upgr 12.03)", "plan=pro annual now, was monthly"),
+    ("plan = basic", "plan: pro"),
+]
+TWELFTH_KEY_KEPT = [
+    ("Zahlungsart: SEPA", "payment method confirmed as SEPA"),  # no change, the same value
+    ("Zahlungsart: SEPA", "Die Zahlungsart bleibt SEPA."),
+    ("Zahlungsart: SEPA", "payment method might switch to credit card"),  # only thought of
+    ("Zahlungsart: SEPA", "Tom's payment method switched to credit card."),  # someone else's
+    ("Payment method: PayPal", "Also accepts credit card now."),
+    ("Dentist: Dr. Aydin", "Lena's sister has a new dentist, Dr. Brenner."),
+    ("Hausärztin: Dr. Weiss.", "Lena has a dentist appointment with Dr. Osei."),
+    ("GP = Dr Osei", "Dentist = Dr Brenner"),  # two keys
+    ("x == 3", "x == 4"),  # no key
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), TWELFTH_KEY_CHANGED)
+def test_a_twelfth_pass_of_a_key_changed_in_other_words(older: str, newer: str) -> None:
+    """A third blind set: "Zahlungsart: SEPA", then "payment method switched
+    to credit card"; "Hausärztin: Dr. Weiss", then "has a new GP, Dr. Osei";
+    "plan: pro", then "plan=pro annual now": all kept side by side."""
+    assert slots.is_update(older, newer, frozenset({"lena"})) == "update"
+
+
+@pytest.mark.parametrize(("older", "newer"), TWELFTH_KEY_KEPT)
+def test_a_twelfth_pass_of_a_key_not_changed(older: str, newer: str) -> None:
+    assert slots.is_update(older, newer, frozenset({"lena"})) == "coexist"
+
+
+def test_a_key_line_gives_way_to_its_attribute_named_as_the_subject() -> None:
+    plan = derive([unit(1, "Zahlungsart: SEPA", "2026-01-26T09:00Z"),
+                   unit(2, "payment method switched to credit card (visa)", "2026-04-20T09:00Z")], {},
+                  Settings(at("2026-04-21T02:00Z"), when.zone("Europe/Vienna")))
+    assert lines(plan.files) == ["payment method switched to credit card (visa)"]

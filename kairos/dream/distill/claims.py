@@ -34,6 +34,7 @@ from kairos.dream.distill.lexicon import (
     GONE,
     HEALTH,
     KEY_ATTRIBUTES,
+    KEY_EQUALS,
     KEY_LINE,
     LEXICAL_AUX,
     MANY_KEYS,
@@ -494,7 +495,7 @@ def _read_claims(text: str, names: frozenset[str]) -> list[Claim]:
     # A quoted title is one name: 'Leave No Trace' negates nothing.
     text = QUOTED.sub(lambda m: " " + "_".join(words(m.group(0))) + " ", text)
     german = is_german(text)
-    key = KEY_LINE.match(text)
+    key = KEY_LINE.match(text) or KEY_EQUALS.match(text)
     if key and _TOLD_BY.search(key.group(1)):
         # "Anna called: she moved to Leipzig": what Anna said, two sentences, no key.
         text = f"{key.group(1)}. {key.group(2)[:1].upper()}{key.group(2)[1:]}"
@@ -749,7 +750,8 @@ def _attribute(c: _Clause, low: str, rest: list[str], value: list[str], classes:
                 phrase = " ".join(w.lower() for w in rest[j:j + n])
                 if phrase in ATTRIBUTE_NOUNS and ATTRIBUTE_NOUNS[phrase] in (
                         "phone number", "email", "address", "birthday", "anniversary", "name",
-                        "handle", "employer", "manager", "partner", "office number", "blood type"):
+                        "handle", "employer", "manager", "partner", "office number", "blood type",
+                        "doctor", "dentist", "payment"):  # "has a new GP, Dr. Osei"
                     kept = [w for w in value if w not in phrase.split()]
                     return ATTRIBUTE_NOUNS[phrase], False, kept, frame
     # "changed her Twitter handle to @x", "updated his email to …"

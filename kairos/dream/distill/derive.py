@@ -41,7 +41,7 @@ from typing import Any
 
 from kairos.domain.files import POINTER, pointer
 from kairos.dream.distill import facts, faithful, items, slots, when
-from kairos.dream.distill.lexicon import CORRECTION, KEY_LINE, PERSON_NOUNS
+from kairos.dream.distill.lexicon import ATTRIBUTE_NOUNS, CORRECTION, KEY_LINE, PERSON_NOUNS
 from kairos.dream.distill.words import is_german
 
 ARCHIVE = "topics/archive.md"
@@ -224,6 +224,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             for subject in c.subjects:
                 candidates.update(by_subject.get(subject, ()))
                 candidates.update(by_owner.get(subject, ()))
+                if subject in ATTRIBUTE_NOUNS:  # "payment method switched to …": a key line's
+                    candidates.update(by_subject.get("@user", ()))
             if c.owner:
                 candidates.update(by_subject.get(c.owner, ()))
         for i in sorted(k for k in candidates if k < j):

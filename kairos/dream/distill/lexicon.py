@@ -63,6 +63,8 @@ for _attr, _nouns in {
     "os": "os|operating system|betriebssystem",
     "deadline": "deadline|due date|frist|abgabetermin|release date|launch date",
     "size": "size|team size",
+    "payment": "payment method|payment type|payment|zahlungsart|zahlungsmethode|bezahlart|"
+               "bezahlmethode|zahlweise",
 }.items():
     for _noun in _nouns.split("|"):
         ATTRIBUTE_NOUNS[_noun] = _attr
@@ -116,6 +118,9 @@ for _cls, _members in {
     "colour": "red|blue|green|black|white|silver|yellow|grey|gray|orange|purple|pink|brown|beige|"
               "teal|navy|gold|turquoise|rot|blau|grün|schwarz|weiß|gelb|grau|lila|rosa|braun",
     "commute": "bus|train|tram|bike|car|foot|subway|metro|u-bahn|s-bahn|rad|fahrrad|zug|bahn",
+    "payment": "sepa|sepa direct debit|direct debit|lastschrift|sepa-lastschrift|credit card|"
+               "kreditkarte|debit card|paypal|bank transfer|überweisung|visa|mastercard|amex|"
+               "apple pay|google pay|klarna|girocard|ec-karte",
 }.items():
     for _m in _members.split("|"):
         CLASSES.setdefault(_m, _cls)
@@ -206,6 +211,8 @@ ENDING = re.compile(r"\b(?:gave up|give up|gives up|given up|stopped|stops|quit|
 GONE = re.compile(r"\b(?:died|passed away|was put down|was put to sleep|ran away|was rehomed|"
                    r"was stolen|gestorben|verstorben|eingeschläfert|weggelaufen|gestohlen)\b", re.I)
 KEY_LINE = re.compile(r"^\s*([A-Za-zÄÖÜäöüß][\w /’'.-]{0,38}?)\s*:(?!\d)\s*(\S.*)$")
+# Terse notes write a key with "=": "GP = Dr Osei", "plan=pro annual now".
+KEY_EQUALS = re.compile(r"^\s*([A-Za-zÄÖÜäöüß][\w /’'.-]{0,38}?)\s*=(?!=)\s*(\S.*)$")
 NUMBER_TOKEN = re.compile(r"^\d+(?:[.,:]\d+)*$")
 PLACEISH = re.compile(r"^[A-ZÄÖÜ]")
 

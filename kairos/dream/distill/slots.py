@@ -30,6 +30,7 @@ from datetime import date
 from kairos.dream.distill import items, when
 from kairos.dream.distill.claims import Claim, claims_of
 from kairos.dream.distill.lexicon import (
+    ATTRIBUTE_NOUNS,
     CANCELLED,
     DURABLE_ATTRIBUTES,
     EVENT_NOUNS,
@@ -202,6 +203,8 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
             not older.past and any(_is_date_word(w) for w in older.value) and \
             not (newer.content - older.content - {stem(w) for w in newer.value} - _MOVE_WORDS):
         return True
+    if _key_named(older, newer):
+        return True
     if not same and not owned:
         return False
     # "allergic to cats, not dogs", "Correction: … on 28 February, not 1 March": what it names
@@ -370,6 +373,20 @@ klausur konferenz""".split())
 _EVENT_STEMS = ("adopt", "visit", "meetin")  # "is adopting" / "the adoption"
 # Words that name any plan: "sagt das Treffen ab" may end "trifft sich zum Essen".
 _ANY_EVENT = frozenset("meeting treffen plans plan termin appointment date".split())
+
+def _key_named(older: Claim, newer: Claim) -> bool:
+    """Whether a new value is said of a key line's attribute, the attribute
+    named as the subject: "Zahlungsart: SEPA" -> "payment method switched to
+    credit card", "Die Zahlungsart ist jetzt Kreditkarte", "Dentist: Dr.
+    Aydin" -> "the dentist is now Dr. Brenner".  A word of change is needed,
+    and another value ("payment method confirmed as SEPA" changes nothing)."""
+    return older.subjects == {"@user"} and bool(older.attribute) and \
+        not (older.attribute or "").startswith("key:") and newer.owner is None and \
+        any(ATTRIBUTE_NOUNS.get(s) == older.attribute for s in newer.subjects) and \
+        newer.change and not newer.negated and not newer.hedged and not newer.plan and \
+        not newer.added and bool(newer.value) and not older.negated and \
+        not _overlap({stem(w) for w in older.value}, {stem(w) for w in newer.value})
+
 
 def _calls_off(older: Claim, newer: Claim) -> bool:
     """Whether a cancellation ends the older line: a plan or appointment

@@ -1719,3 +1719,24 @@ def test_a_key_line_gives_way_to_its_attribute_named_as_the_subject() -> None:
                    unit(2, "payment method switched to credit card (visa)", "2026-04-20T09:00Z")], {},
                   Settings(at("2026-04-21T02:00Z"), when.zone("Europe/Vienna")))
     assert lines(plan.files) == ["payment method switched to credit card (visa)"]
+
+
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    # a date that slipped, the thing named by a key line's key
+    ("Project Falcon launch deadline: 15 April.", "Falcon launch slipped to April 29.", "update"),
+    ("Falcon launch deadline: 15 April", "The Falcon launch was pushed out to 29 April.", "update"),
+    ("Release date 4.2: 8 October", "Release 4.2 slipped to 15 October.", "update"),
+    ("Abgabetermin Projekt Falcon: 15. April", "Falcon rutscht auf den 29. April.", "update"),
+    ("Lena's exam is on 10 March.", "Lena's exam slipped to 17 March.", "update"),
+    # another thing of the project, another project, a party, a key with no date
+    ("Project Falcon launch deadline: 15 April.", "Falcon demo moved to April 29.", "coexist"),
+    ("Project Falcon launch deadline: 15 April.", "Osprey launch slipped to April 29.", "coexist"),
+    ("Project Falcon launch deadline: 15 April.", "Lena's Falcon launch party slipped to April 29.",
+     "coexist"),
+    ("Project Falcon budget: 40k", "Falcon launch slipped to April 29.", "coexist"),
+])
+def test_a_twelfth_pass_of_a_date_that_slipped(older: str, newer: str, expected: str) -> None:
+    """A third blind set: "slipped to April 29" was no move of a date, and a
+    key line's key ("Project Falcon launch deadline") named nothing a move
+    could be of: the first deadline stayed beside the two after it."""
+    assert slots.is_update(older, newer, frozenset({"lena"})) == expected

@@ -88,6 +88,7 @@ class Claim:
     corrects: bool = False  # "Correction: …": the line corrects what was said before
     wrong: frozenset[str] = frozenset()  # what "…, not X" says was wrong (stems)
     corrects_marked: bool = False  # said to be a correction ("Correction:", "Sorry,")
+    key: str = ""  # the key of a ``Key: value`` line ("project falcon launch deadline")
     hedged: bool = False  # a doubt or a wish, or what is around a change, not the change
     text: str = field(default="", compare=False)
 
@@ -646,7 +647,7 @@ def _key_claim(key: str, value: str, aliases: set[str]) -> Claim:
                  change=bool(CHANGE.search(low)) or bool(renewed), many=many and attr is None,
                  added=bool(_ADDS.match(value) or ADDED.search(low)),
                  frame=tuple(stem(w) for w in value_toks),
-                 classes=frozenset(_classes(low, [w.lower() for w in words(value)])), text=value)
+                 classes=frozenset(_classes(low, [w.lower() for w in words(value)])), key=k, text=value)
 
 
 def _claim(c: _Clause, piece: str, line: str, german: bool) -> Claim:
@@ -1121,9 +1122,10 @@ def _places(rest: list[str]) -> list[str]:
 
 
 def _moved_to(low: str) -> bool:
-    return bool(re.search(r"\b(?:moved|pushed|postponed|rescheduled|changed|delayed|shifted|"
-                          r"verschoben|verlegt)\b(?: back)? (?:to|until|auf)\b|\bauf \S+ (?:\S+ )?"
-                          r"verschoben\b", low))
+    return bool(re.search(r"\b(?:moved|pushed|postponed|rescheduled|changed|delayed|shifted|slipped|"
+                          r"slips|slipping|verschoben|verlegt)\b(?: back| out| again)? (?:to|until|auf)\b|"
+                          r"\bauf \S+ (?:\S+ )?verschoben\b|\b(?:rutscht|verschiebt sich) (?:\w+ )?auf\b",
+                          low))
 
 
 def _change_verb(verb: str, raw: str) -> bool:

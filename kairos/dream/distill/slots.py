@@ -37,7 +37,7 @@ from kairos.dream.distill.lexicon import (
     GONE,
     PERSON_NOUNS,
 )
-from kairos.dream.distill.words import EN_VERB_FORMS, stem, words
+from kairos.dream.distill.words import EN_VERB_FORMS, STOP, stem, words
 
 
 def _same_subject(a: Claim, b: Claim) -> bool:
@@ -187,15 +187,21 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
         return True
     # "Lena's dentist appointment moved to 17 March" -> "Lena has a dentist appointment on 10 March".
     # "Der Zahnarzttermin wurde auf Freitag verschoben" -> "Lena hat am Donnerstag einen Zahnarzttermin".
+    # "Project Falcon launch deadline: 15 April" -> "Falcon launch slipped to April 29": its key names it.
     if newer.attribute == "when" and (_owns(newer.owner, older.subjects) or newer.owner is None) \
-            and not older.negated and older.attribute in (None, "when"):
+            and not older.negated and (older.attribute in (None, "when")
+                                       or bool(older.key) and newer.owner is None):
         named = {_EVENT_VERBS.get(stem(w), stem(w)) for s in newer.subjects
                  for w in (s.split("'s ", 1)[1] if "'s " in s else s if newer.owner is None
                            else "").split()}  # "flight" is "flies"
-        events = {next((c for c in older.content if len(h) > 6 and h.startswith(c) and len(c) >= 6),
+        known = older.content | frozenset(stem(w) for w in older.key.split())
+        events = {next((c for c in known if len(h) > 6 and h.startswith(c) and len(c) >= 6),
                        h) for h in named}  # the stemmer cuts "Zahnarzttermin" one letter shorter
-        extra = newer.content - older.content - {stem(w) for w in newer.value} - _MOVE_WORDS
-        if events and events <= older.content and not extra and any(
+        extra = newer.content - known - {stem(w) for w in newer.value} - _MOVE_WORDS
+        if older.attribute not in (None, "when"):  # by its key: every word of the newer known
+            extra |= {stem(w.lower()) for w in words(newer.text) if w.lower() not in STOP} - known - \
+                {stem(w) for w in newer.value} - _MOVE_WORDS
+        if events and events <= known and not extra and any(
                 _is_date_word(w) for w in older.value):
             return True
     # "Dentist moved to 21 May" -> "Dentist appointment on 14 May …": a line with no verb of its own.
@@ -319,7 +325,8 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
 # The verb an event noun names: "Lena's flight … moved" updates "Lena flies …".
 _EVENT_VERBS = {"fligh": "fly", "flug": "flieg", "drive": "driv", "ride": "rid"}
 # "Physio on Thursday is off, moved to Tuesday, same time": what a move says beside the new day.
-_MOVE_WORDS = frozenset("mov push postpo reschedul chang delay shif verschob verleg back to auf "
+_MOVE_WORDS = frozenset("mov push postpo reschedul chang delay shif slip slipp rutsch verschieb "
+                        "verschob verleg back to auf "
                         "off same time tim on am gleich zeit uhrzeit "
                         "be hav now wurd werd word ist sind hab".split())
 _WORK = re.compile(r"\b(?:for work|work|business|office|job|dienstlich\w*|beruflich\w*|arbeit\w*)\b",

@@ -1740,3 +1740,61 @@ def test_a_twelfth_pass_of_a_date_that_slipped(older: str, newer: str, expected:
     key line's key ("Project Falcon launch deadline") named nothing a move
     could be of: the first deadline stayed beside the two after it."""
     assert slots.is_update(older, newer, frozenset({"lena"})) == expected
+
+
+TWELFTH_FILLED = [
+    ("Team is hiring a senior backend engineer.", "Senior backend role filled: Omar starts 1 June."),
+    ("Team is hiring a senior backend engineer.",
+     "We hired Omar as senior backend engineer, he starts in June."),
+    ("Looking for a QA engineer for the mobile team.", "QA position filled, Marta joins on Monday."),
+    ("Team sucht einen Senior Backend-Entwickler.",
+     "Stelle Senior Backend-Entwickler besetzt: Omar fängt am 1. Juni an."),
+    ("Open role: product designer", "Product designer role filled (Lea)."),
+]
+TWELFTH_NOT_FILLED = [
+    ("Also hiring a data engineer (req opened today).", "Senior backend role filled: Omar starts 1 June."),
+    ("Team is hiring a senior backend engineer.", "Senior backend role not filled yet."),
+    ("Team is hiring a senior backend engineer.", "Backend role almost filled, two finalists."),
+    ("Team is hiring a senior backend engineer.", "Frontend role filled: Lea starts 1 June."),
+    # a line that says more than the opening stays whole
+    ("Team is hiring a senior backend engineer and moved to the Berlin office.",
+     "Senior backend role filled."),
+    ("Sam's team: Priya (backend), Leo (frontend).", "Backend role filled."),
+    ("Team sucht einen Senior Backend-Entwickler.", "Stelle Frontend besetzt."),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), TWELFTH_FILLED)
+def test_a_twelfth_pass_of_an_opening_filled(older: str, newer: str) -> None:
+    """A third blind set: "Team is hiring a senior backend engineer" stayed
+    after "Senior backend role filled: Omar starts 1 June"."""
+    assert slots.is_update(older, newer) == "update"
+
+
+@pytest.mark.parametrize(("older", "newer"), TWELFTH_NOT_FILLED)
+def test_a_twelfth_pass_of_an_opening_still_open(older: str, newer: str) -> None:
+    """Another role, not yet, almost, a line of more than the opening."""
+    assert slots.is_update(older, newer) == "coexist"
+
+
+def test_a_role_filled_ends_its_opening_before_the_day_the_hire_starts() -> None:
+    """"Omar starts 1 June" is ahead, but the role is filled now (a change of
+    employer that starts on a day still waits for it)."""
+    settings = Settings(at("2026-04-29T07:00Z"), when.zone("America/New_York"))
+    plan = derive([unit(1, "Team is hiring a senior backend engineer.", "2026-02-23T15:00Z"),
+                   unit(2, "Also hiring a data engineer.", "2026-03-03T15:00Z"),
+                   unit(3, "Senior backend role filled: Omar starts 1 June.", "2026-04-28T15:00Z")],
+                  {}, settings)
+    assert lines(plan.files) == ["Also hiring a data engineer.",
+                                 "Senior backend role filled: Omar starts 1 June 2026."]
+    plan = derive([unit(1, "Omar works at Siemens.", "2026-02-23T15:00Z"),
+                   unit(2, "Omar will join SAP on 1 June.", "2026-04-28T15:00Z")], {}, settings)
+    assert "Omar works at Siemens." in lines(plan.files)
+
+
+def test_a_start_told_after_a_past_is_the_next_one() -> None:
+    """"got hired by SAP, starts 1 June", written in April: this June, not last
+    year's (an invented year)."""
+    written = at("2026-04-28T15:00Z")
+    assert when.resolve("Omar got hired by SAP, starts 1 June.", written, written,
+                        when.zone("Europe/Berlin")).text == "Omar got hired by SAP, starts 1 June 2026."

@@ -200,7 +200,9 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             m.first <= when.local_day(newer.unit.written, settings.tz) for m in t.mentions)
         newer.pending = bool(t.end and t.end >= today and not t.written_past and len(newer.claims) <= 1
                              and not any(c.attribute == "when" or c.corrects for c in newer.claims)
-                             and not calls_off and not begun)
+                             and not calls_off and not begun
+                             # "role filled: Omar starts 1 June": filled now, whenever he starts
+                             and not items.ROLE_FILLED.search(newer.unit.text))
         if newer.pending or newer.unit.opaque:
             continue
         # A cancellation names the plan by what it was ("the meeting with Ingrid"), not by whose.
@@ -220,6 +222,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
         item = items.item_of(newer.unit.text)  # "5512 solved/closed": the lines about 5512
         if item is not None:
             candidates.update(i for i in range(j) if items.item_of(ordered[i].unit.text) == item)
+        if items.FILLED.search(newer.unit.text):  # "Senior backend role filled": the openings
+            candidates.update(range(j))
         for c in newer.claims:
             for subject in c.subjects:
                 candidates.update(by_subject.get(subject, ()))
@@ -238,8 +242,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                 continue  # a plan still ahead is not undone by a statement of how things are
             if _two_events(older, newer) or _a_while_away(older, newer):
                 continue
-            if items.new_state(older.unit.text, newer.unit.text):
-                older.superseded_by = newer  # the item's state, the whole of such a line
+            if items.ends(older.unit.text, newer.unit.text):
+                older.superseded_by = newer  # the item's state, the opening: the whole of such a line
                 continue
             days = (_first_day(older), _first_day(newer))
             olds = older.claims or slots.claims_or_plan(older.unit.text)  # a verbless plan

@@ -1,4 +1,4 @@
-"""Numbered items and their state: a ticket, an order, a case going from open to closed.
+"""Things a team tracks until they are done: a numbered item's state, an open role filled.
 
 Support and work notes track a thing by its number, tersely, one state after
 another: "ticket 5512: open, waiting on cust", "5512 - cust replied, in
@@ -7,12 +7,21 @@ read: the number is the subject and the state is the attribute.  The newest
 state of an item replaces the older ones — but only a line *about* the item
 (it begins with its number, after its noun) and only one that says a state,
 on both sides: "5512: cust on Android 14" says none, and stays.  English and
-German.  Pure: no I/O.
+German.
+
+An opening is the same: "Team is hiring a senior backend engineer" ends when
+"Senior backend role filled: Omar starts 1 June" — the role the newer names
+(its words, less names, dates and "role") is among the older's words, so
+"Also hiring a data engineer" stays open.  Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import re
+
+from kairos.dream.distill.claims import claims_of
+from kairos.dream.distill.when import is_calendar
+from kairos.dream.distill.words import STOP, stem, words
 
 # A line about an item begins with its number, or its noun and number: "ticket 5512:",
 # "#5512", "Bestellung 4471", "INC-4411".  Three digits or more (a time, a date, a count
@@ -52,4 +61,46 @@ def new_state(older: str, newer: str) -> bool:
     return item is not None and item == item_of(older) and says_state(older) and says_state(newer)
 
 
-__all__ = ["item_of", "new_state", "says_state"]
+# An opening, and its end.
+_OPENING = re.compile(r"\bhiring\b|\blooking for (?:a|an|another)\b|\bopen (?:role|position|req|headcount)\b|"
+                      r"\breq(?:uisition)? (?:opened|is open)\b|\bsuch(?:t|en) (?:eine[nr]?|einen)\b|"
+                      r"\b(?:stelle|position) (?:ist )?(?:ausgeschrieben|offen)\b", re.I)
+FILLED = re.compile(r"\b(?:filled|hired|accepted (?:the|our) offer|besetzt|vergeben|eingestellt)\b", re.I)
+# Said of the role, not of whom: filled at once ("hired by SAP, starts 1 June" waits for its day).
+ROLE_FILLED = re.compile(r"\b(?:filled|besetzt|vergeben)\b", re.I)
+_NOT_YET = re.compile(r"\b(?:not|nicht|noch nicht|almost|nearly|fast|if|once|when|until|bis)\b|n't\b", re.I)
+# Words of an opening that name no role: "Senior backend role filled" names "senior backend".
+_NO_ROLE = frozenset("""role roles position positions req opening headcount job stelle team we our also
+is are was has have been as a an the new hire hiring hired filled accepted offer starts start joins
+besetzt vergeben eingestellt ist wurde neue neuer neuen fängt beginnt""".split())
+
+
+def _role(text: str, older: str) -> set[str]:
+    """The words a filled opening names its role by (names it alone — capitalised
+    and not in the older line — and dates dropped), as stems."""
+    seen = {w.lower() for w in words(older)}
+    out = set()
+    for w in words(re.split(r"[:;]", text)[0] if FILLED.search(re.split(r"[:;]", text)[0]) else text):
+        low = w.lower()
+        if low in STOP or low in _NO_ROLE or is_calendar(low) or any(c.isdigit() for c in low) or \
+                FILLED.fullmatch(low) or (w[0].isupper() and low not in seen):
+            continue
+        out.add(stem(low))
+    return out
+
+
+def filled(older: str, newer: str) -> bool:
+    """Whether ``newer`` says the opening ``older`` tells of is filled."""
+    if not (_OPENING.search(older) and FILLED.search(newer)) or _NOT_YET.search(newer) or \
+            FILLED.search(older) or len(claims_of(older)) > 1:
+        return False
+    role = _role(newer, older)
+    return bool(role) and role <= {stem(w.lower()) for w in words(older)}
+
+
+def ends(older: str, newer: str) -> bool:
+    """Whether ``newer`` ends what ``older`` tracks: a later state, an opening filled."""
+    return new_state(older, newer) or filled(older, newer)
+
+
+__all__ = ["FILLED", "ROLE_FILLED", "ends", "filled", "item_of", "new_state", "says_state"]

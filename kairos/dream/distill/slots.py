@@ -610,7 +610,7 @@ def claims_or_plan(text: str, names: frozenset[str] = frozenset()) -> list[Claim
 def is_update(older: str, newer: str, names: frozenset[str] = frozenset()) -> str:
     """``"update"`` when ``newer`` replaces ``older`` (same subject and
     attribute), else ``"coexist"``."""
-    if items.new_state(older, newer):  # "ticket 5512: open" -> "5512 solved/closed"
+    if items.ends(older, newer):  # "ticket 5512: open" -> "5512 solved/closed"; "role filled"
         return "update"
     olds, news = claims_or_plan(older, names), claims_of(newer, names)
     for o in olds:

@@ -1008,9 +1008,10 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
 
 # What a told past may point ahead with: "got promoted, effective 1 July", "booked
 # flights for 3 August", "gave notice, moving out 31 Jan", "won, contract start 1 June",
-# "increased to 10mg from 3 Sep": the date is the nearer of the last and the next.
+# "got hired, starts 1 June", "increased to 10mg from 3 Sep": the date is the nearer of
+# the last and the next.
 _AHEAD_BEFORE = re.compile(r"\b(?:effective|starting|for|due|now|wirksam|gültig ab|für|zum|jetzt|nun|"
-                           r"starts?|begins?|ends?|ending|expires?|go-?live|takes over|"
+                           r"starts?|begins?|beginnt|ends?|ending|expires?|go-?live|takes over|"
                            r"mov(?:es|ing)(?: out| in)?|leaving|fällig|ab)\s+"
                            r"(?:(?:on|from|the|am|den|dem)\s+)?$", re.I)
 # A change told in the past that takes effect from a day: "raised the rent to 990 from 1 May".

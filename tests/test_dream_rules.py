@@ -1798,3 +1798,50 @@ def test_a_start_told_after_a_past_is_the_next_one() -> None:
     written = at("2026-04-28T15:00Z")
     assert when.resolve("Omar got hired by SAP, starts 1 June.", written, written,
                         when.zone("Europe/Berlin")).text == "Omar got hired by SAP, starts 1 June 2026."
+
+
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    # a switch of commute undone, "back to" the one before
+    ("Lena now cycles to work since the weather's better.",
+     "I am back to the S-Bahn for the winter, too cold to cycle.", "update"),
+    ("Lena now cycles to work since the weather's better.", "Lena is back on the bus.", "update"),
+    ("Lena switched to the train for her commute to work.",
+     "Lena is back to the bike, the trains are on strike.", "update"),
+    ("Lena fährt jetzt mit dem Rad zur Arbeit.", "Lena ist zurück bei der S-Bahn.", "update"),
+    # no switch before (a bike may be a sport), a place, someone else, not yet
+    ("Lena takes the bus to work.", "Lena is back on the bike.", "coexist"),
+    ("Lena now cycles to work.", "Lena is back in Berlin.", "coexist"),
+    ("Lena now cycles to work.", "Lena's sister is back on the bus.", "coexist"),
+    ("Lena now cycles to work.", "Lena is not back on the bus yet.", "coexist"),
+])
+def test_a_twelfth_pass_of_a_commute_switched_back(older: str, newer: str, expected: str) -> None:
+    """A third blind set: "now cycles to work", then "Back to the S-Bahn for
+    the winter": the return was no change of commute, and a USER.md note
+    that begins "Back to …" had no subject."""
+    assert slots.is_update(older, newer, frozenset({"lena"})) == expected
+
+
+def test_a_note_of_the_user_that_begins_back_to_is_theirs() -> None:
+    assert slots.with_subject("Back to the S-Bahn for the winter.", "USER.md") == \
+        "I am back to the S-Bahn for the winter."
+    assert slots.with_subject("Back to the S-Bahn for the winter.", "MEMORY.md") == \
+        "Back to the S-Bahn for the winter."
+
+
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    ("wants to cancel sub end of month (too expensive)",
+     "cancellation withdrawn, got 20% retention discount, stays on pro", "update"),
+    ("Cust wants to cancel the contract.", "Customer withdrew the cancellation.", "update"),
+    ("Kunde möchte den Vertrag kündigen.", "Kündigung zurückgezogen, bleibt bei Pro.", "update"),
+    ("cust asked to refund order 4471", "refund request withdrawn by cust", "update"),
+    # another request, not withdrawn, a line of more, a cancellation done (no intent)
+    ("wants to upgrade to pro", "cancellation withdrawn", "coexist"),
+    ("wants to cancel sub end of month", "complaint withdrawn", "coexist"),
+    ("wants to cancel sub end of month", "cancellation not withdrawn yet", "coexist"),
+    ("wants to cancel sub and lives in Graz", "cancellation withdrawn", "coexist"),
+    ("Cust cancelled the sub.", "cancellation withdrawn", "coexist"),
+])
+def test_a_twelfth_pass_of_a_request_withdrawn(older: str, newer: str, expected: str) -> None:
+    """A third blind set: "wants to cancel sub end of month" stayed beside
+    "cancellation withdrawn, got 20% retention discount"."""
+    assert slots.is_update(older, newer) == expected

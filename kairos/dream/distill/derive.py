@@ -222,8 +222,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
         item = items.item_of(newer.unit.text)  # "5512 solved/closed": the lines about 5512
         if item is not None:
             candidates.update(i for i in range(j) if items.item_of(ordered[i].unit.text) == item)
-        if items.FILLED.search(newer.unit.text):  # "Senior backend role filled": the openings
-            candidates.update(range(j))
+        if items.FILLED.search(newer.unit.text) or items.WITHDRAWN.search(newer.unit.text):
+            candidates.update(range(j))  # "Senior backend role filled", "cancellation withdrawn"
         for c in newer.claims:
             for subject in c.subjects:
                 candidates.update(by_subject.get(subject, ()))
@@ -236,14 +236,14 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             older = ordered[i]
             if older.unit.opaque or older.norm == newer.norm:
                 continue
+            if items.ends(older.unit.text, newer.unit.text):
+                older.superseded_by = newer  # the item's state, the opening: the whole of such a line
+                continue
             ot = older.timed
             if ot.end and ot.end >= today and not ot.written_past and not newer.timed.dated and \
                     not any(c.negated for c in newer.claims) and not calls_off:
                 continue  # a plan still ahead is not undone by a statement of how things are
             if _two_events(older, newer) or _a_while_away(older, newer):
-                continue
-            if items.ends(older.unit.text, newer.unit.text):
-                older.superseded_by = newer  # the item's state, the opening: the whole of such a line
                 continue
             days = (_first_day(older), _first_day(newer))
             olds = older.claims or slots.claims_or_plan(older.unit.text)  # a verbless plan

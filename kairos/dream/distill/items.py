@@ -12,7 +12,8 @@ German.
 An opening is the same: "Team is hiring a senior backend engineer" ends when
 "Senior backend role filled: Omar starts 1 June" — the role the newer names
 (its words, less names, dates and "role") is among the older's words, so
-"Also hiring a data engineer" stays open.  Pure: no I/O.
+"Also hiring a data engineer" stays open.  And a request: "wants to cancel
+sub end of month" ends when "cancellation withdrawn".  Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -98,9 +99,32 @@ def filled(older: str, newer: str) -> bool:
     return bool(role) and role <= {stem(w.lower()) for w in words(older)}
 
 
+# A request or an intent, and its withdrawal: "wants to cancel sub end of month" ->
+# "cancellation withdrawn, got 20% retention discount".
+_INTENT = re.compile(r"\b(?:wants? to|plans? to|planning to|going to|intends? to|asked to|asks to|"
+                     r"requested to)\s+(?:\w+\s+)??(\w{4,})|"
+                     # German puts the verb last: "möchte den Vertrag kündigen"
+                     r"\b(?:möchte|möchten|will|wollen|plant)\b[^.;,]*?\b(\w{3,}en)(?=\s*(?:[.;,!(]|$))",
+                     re.I)
+WITHDRAWN = re.compile(r"\b(?:withdrawn|withdrew|withdraws|retracted|zurückgezogen|"
+                       r"zieht (?:\w+ ){0,3}zurück|decided against|no longer wants)\b", re.I)
+
+
+def withdrawn(older: str, newer: str) -> bool:
+    """Whether ``newer`` withdraws the request or intent ``older`` tells of,
+    naming it by its word ("cancel" / "cancellation", "kündigen" / "Kündigung")."""
+    m = _INTENT.search(older)
+    if m is None or not WITHDRAWN.search(newer) or _NOT_YET.search(newer) or len(claims_of(older)) > 1:
+        return False
+    head = (m.group(1) or m.group(2)).lower()[:5]
+    return any(w.lower().startswith(head) for w in words(newer))
+
+
 def ends(older: str, newer: str) -> bool:
-    """Whether ``newer`` ends what ``older`` tracks: a later state, an opening filled."""
-    return new_state(older, newer) or filled(older, newer)
+    """Whether ``newer`` ends what ``older`` tracks: a later state, an opening
+    filled, a request withdrawn."""
+    return new_state(older, newer) or filled(older, newer) or withdrawn(older, newer)
 
 
-__all__ = ["FILLED", "ROLE_FILLED", "ends", "filled", "item_of", "new_state", "says_state"]
+__all__ = ["FILLED", "ROLE_FILLED", "WITHDRAWN", "ends", "filled", "item_of", "new_state", "says_state",
+           "withdrawn"]

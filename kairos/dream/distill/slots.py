@@ -156,6 +156,10 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
     if same and older.attribute == "home" and not older.negated and not newer.negated and \
             _MOVED_IN.search(newer.text) and not newer.plan and not newer.hedged:
         return True
+    # "now cycles to work" -> "back to the S-Bahn for the winter": a switch of commute undone.
+    if same and older.attribute == "commute" and older.change and _BACK.search(newer.text) and \
+            "commute" in newer.classes and not newer.negated and not newer.hedged:
+        return True
     # "commutes by S-Bahn, about 40 minutes" -> "now cycles to work": how one gets to work.
     if same and newer.change and newer.attribute == "commute" and not newer.added and (
             "commute" in older.classes or (older.attribute or "").startswith("commute")):
@@ -596,7 +600,12 @@ def with_subject(text: str, file: str | None) -> str:
     rules and the guards read it so; the line keeps its words)."""
     first = text.split(" ", 1)[0]
     inflected = first.isalpha() and first.islower() and EN_VERB_FORMS.get(first, first) != first
+    if file == "USER.md" and _BACK_FIRST.match(text):  # "Back to the S-Bahn for the winter"
+        return f"I am {text[0].lower()}{text[1:]}"
     return f"I {text}" if file == "USER.md" and inflected else text
+
+
+_BACK_FIRST = re.compile(r"(?i)back (?:to|on)\b")
 
 
 def claims_or_plan(text: str, names: frozenset[str] = frozenset()) -> list[Claim]:

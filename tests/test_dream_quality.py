@@ -67,7 +67,7 @@ def test_no_durable_fact_is_lost_and_nothing_leaks_or_is_injected(results: dict[
 
 @pytest.mark.parametrize(("name", "precision", "recall", "stale", "dups"), [
     (HELDOUT.name, 0.98, 1.0, 2, 5), (BLIND2.name, 0.93, 0.99, 8, 3),
-    (BLIND3.name, 0.81, 0.94, 31, 14)])
+    (BLIND3.name, 0.88, 0.95, 19, 10)])
 def test_the_blind_sets_lose_nothing_and_leak_nothing(results: dict[str, Any], name: str,
                                                       precision: float, recall: float, stale: int,
                                                       dups: int) -> None:
@@ -75,7 +75,7 @@ def test_the_blind_sets_lose_nothing_and_leak_nothing(results: dict[str, Any], n
     fact lost, no leak, no injection, no refused draft, idempotent; and no
     worse than this round left them.  What they still find is known and
     allowed here: missed updates told in other words ("raised the metformin
-    to 1000 mg", "now cycles to work", a key line then a sentence about it)
+    to 1000 mg", a key line then a sentence about it)
     and paraphrases not merged ("drinks red wine gladly" / "likes red wine",
     a key line and its sentence) — the safe side: a stale line kept, never a
     fact lost."""

@@ -1845,3 +1845,36 @@ def test_a_twelfth_pass_of_a_request_withdrawn(older: str, newer: str, expected:
     """A third blind set: "wants to cancel sub end of month" stayed beside
     "cancellation withdrawn, got 20% retention discount"."""
     assert slots.is_update(older, newer) == expected
+
+
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    ("Priya's Q1 OKR: cut p95 API latency below 200 ms by end of March.",
+     "Q1 OKR hit: p95 is at 170 ms. Q2 OKR: migrate billing to the new service by 30 June.", "update"),
+    ("ole: ziel 5k unter 25 min", "ole neues ziel: 10k unter 55min (5k goal erreicht am 14.4.)", "update"),
+    ("Savings goal: 6,000 € for the Japan trip.", "Japan savings goal reached!", "update"),
+    ("Lenas Ziel: Halbmarathon unter 2 Stunden", "Halbmarathon-Ziel erreicht, 1:58!", "update"),
+    ("Sales target Q3: 1.2M", "Q3 sales target met.", "update"),
+    # another goal, not yet, almost, no goal on one side
+    ("Priya's Q1 OKR: cut p95 API latency below 200 ms by end of March.", "Q2 OKR hit early.", "coexist"),
+    ("ole: ziel 5k unter 25 min", "10k goal erreicht", "coexist"),
+    ("ole: ziel 5k unter 25 min", "5k goal almost reached, 25:40", "coexist"),
+    ("ole: ziel 5k unter 25 min", "5k goal not reached yet", "coexist"),
+    ("ole: ziel 5k unter 25 min", "ole will hit the 5k goal in May", "coexist"),
+    ("Lena's goal: run 5k under 25 min", "Lena hit her head on the shelf.", "coexist"),
+    ("Lena runs 5k every Sunday.", "5k goal reached.", "coexist"),
+])
+def test_a_twelfth_pass_of_a_goal_reached(older: str, newer: str, expected: str) -> None:
+    """A third blind set: "Q1 OKR: cut p95 latency below 200 ms" stayed after
+    "Q1 OKR hit", and "ziel 5k unter 25 min" after "5k goal erreicht"."""
+    assert slots.is_update(older, newer, frozenset({"lena"})) == expected
+
+
+def test_a_goal_reached_ends_it_whatever_the_line_plans_next() -> None:
+    """"Q1 OKR hit: …. Q2 OKR: … by 30 June": the Q2 date is ahead, but Q1 is
+    reached now."""
+    plan = derive([unit(1, "Priya's Q1 OKR: cut p95 API latency below 200 ms by end of March.",
+                        "2026-01-05T15:00Z"),
+                   unit(2, "Q1 OKR hit: p95 is at 170 ms. Q2 OKR: migrate billing by 30 June.",
+                        "2026-04-02T15:00Z")], {},
+                  Settings(at("2026-04-03T07:00Z"), when.zone("Asia/Kolkata")))
+    assert lines(plan.files) == ["Q1 OKR hit: p95 is at 170 ms. Q2 OKR: migrate billing by 30 June 2026."]

@@ -202,7 +202,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                              and not any(c.attribute == "when" or c.corrects for c in newer.claims)
                              and not calls_off and not begun
                              # "role filled: Omar starts 1 June": filled now, whenever he starts
-                             and not items.ROLE_FILLED.search(newer.unit.text))
+                             and not items.ROLE_FILLED.search(newer.unit.text)
+                             and not items.reached_now(newer.unit.text))  # "Q1 OKR hit"
         if newer.pending or newer.unit.opaque:
             continue
         # A cancellation names the plan by what it was ("the meeting with Ingrid"), not by whose.
@@ -222,8 +223,9 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
         item = items.item_of(newer.unit.text)  # "5512 solved/closed": the lines about 5512
         if item is not None:
             candidates.update(i for i in range(j) if items.item_of(ordered[i].unit.text) == item)
-        if items.FILLED.search(newer.unit.text) or items.WITHDRAWN.search(newer.unit.text):
-            candidates.update(range(j))  # "Senior backend role filled", "cancellation withdrawn"
+        if items.FILLED.search(newer.unit.text) or items.WITHDRAWN.search(newer.unit.text) or \
+                items.REACHED.search(newer.unit.text):
+            candidates.update(range(j))  # "role filled", "cancellation withdrawn", "Q1 OKR hit"
         for c in newer.claims:
             for subject in c.subjects:
                 candidates.update(by_subject.get(subject, ()))

@@ -13,7 +13,8 @@ An opening is the same: "Team is hiring a senior backend engineer" ends when
 "Senior backend role filled: Omar starts 1 June" — the role the newer names
 (its words, less names, dates and "role") is among the older's words, so
 "Also hiring a data engineer" stays open.  And a request: "wants to cancel
-sub end of month" ends when "cancellation withdrawn".  Pure: no I/O.
+sub end of month" ends when "cancellation withdrawn"; a goal when it is
+reached ("Q1 OKR hit").  Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -120,11 +121,41 @@ def withdrawn(older: str, newer: str) -> bool:
     return any(w.lower().startswith(head) for w in words(newer))
 
 
+# A goal, and reaching it: "Q1 OKR: cut p95 latency below 200 ms" -> "Q1 OKR hit: p95 is
+# at 170 ms"; "ziel 5k unter 25 min" -> "(5k goal erreicht am 14.4.)".
+_GOAL_WORDS = frozenset("goal goals target okr okrs objective aim ziel ziele zielwert".split())
+REACHED = re.compile(r"\b(?:hit|achieved|reached|met|erreicht|geschafft)\b", re.I)
+_AHEAD = re.compile(r"\b(?:will|wird|werden|going to|expects? to|hopes? to)\b", re.I)
+
+
+def reached_now(text: str) -> bool:
+    """Whether a line says a goal was reached (not that it will be): true at
+    once, whatever day the rest of the line names."""
+    return REACHED.search(text) is not None and not _AHEAD.search(text)
+
+
+def reached(older: str, newer: str) -> bool:
+    """Whether ``newer`` says the goal ``older`` sets was reached: a goal word
+    on both sides, and what the newer names it by, before "hit"/"erreicht"
+    in its clause, is among the older's words ("Q2 OKR hit" is not Q1's)."""
+    m = REACHED.search(newer)
+    if m is None or not reached_now(newer) or _NOT_YET.search(newer) or REACHED.search(older) or \
+            len(claims_of(older)) > 1:
+        return False
+    said = {p for w in words(older) for p in w.lower().split("-")}
+    clause = [p for w in words(re.split(r"[(;:]|\.\s", newer[:m.start()])[-1]) for p in w.lower().split("-")]
+    if not _GOAL_WORDS & said or not _GOAL_WORDS & set(clause):
+        return False
+    named = {w for w in clause if w not in _GOAL_WORDS and w not in STOP}
+    return bool(named) and named <= said
+
+
 def ends(older: str, newer: str) -> bool:
     """Whether ``newer`` ends what ``older`` tracks: a later state, an opening
-    filled, a request withdrawn."""
-    return new_state(older, newer) or filled(older, newer) or withdrawn(older, newer)
+    filled, a request withdrawn, a goal reached."""
+    return new_state(older, newer) or filled(older, newer) or withdrawn(older, newer) or \
+        reached(older, newer)
 
 
-__all__ = ["FILLED", "ROLE_FILLED", "WITHDRAWN", "ends", "filled", "item_of", "new_state", "says_state",
-           "withdrawn"]
+__all__ = ["FILLED", "REACHED", "ROLE_FILLED", "WITHDRAWN", "ends", "filled", "item_of", "new_state",
+           "reached", "reached_now", "says_state", "withdrawn"]

@@ -1878,3 +1878,24 @@ def test_a_goal_reached_ends_it_whatever_the_line_plans_next() -> None:
                         "2026-04-02T15:00Z")], {},
                   Settings(at("2026-04-03T07:00Z"), when.zone("Asia/Kolkata")))
     assert lines(plan.files) == ["Q1 OKR hit: p95 is at 170 ms. Q2 OKR: migrate billing by 30 June 2026."]
+
+
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    ("wt 89.5 kg", "now 87kg, goal 80", "update"),
+    ("weight: 84 kg", "weight now 82.5 kg", "update"),
+    ("Gewicht 92 kg", "jetzt 90 kg", "update"),
+    ("wt 190 lbs", "now 185 lbs", "update"),
+    # a mark that stays (a start, a goal), the same weight, another measure, another unit,
+    # a note of more than the weight
+    ("weight 92kg (start)", "wt 89.5 kg", "coexist"),
+    ("goal weight 80 kg", "now 87kg", "coexist"),
+    ("wt 89.5 kg", "now 89.5 kg", "coexist"),
+    ("wt 89.5 kg", "now 30 min run", "coexist"),
+    ("wt 89.5 kg", "bag now 20 kg", "coexist"),
+    ("wt 89.5 kg, bp 130/85, knee ok, sleeps 7h", "now 87kg", "coexist"),
+    ("wt 190 lbs", "now 86 kg", "coexist"),
+])
+def test_a_twelfth_pass_of_a_weight_logged_again(older: str, newer: str, expected: str) -> None:
+    """A third blind set: "wt 89.5 kg", then "now 87kg, goal 80": a coaching
+    log's terse weights, with no verb a claim could read, all stayed."""
+    assert slots.is_update(older, newer) == expected

@@ -224,7 +224,7 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
         if item is not None:
             candidates.update(i for i in range(j) if items.item_of(ordered[i].unit.text) == item)
         if items.FILLED.search(newer.unit.text) or items.WITHDRAWN.search(newer.unit.text) or \
-                items.REACHED.search(newer.unit.text):
+                items.REACHED.search(newer.unit.text) or items.WEIGHED.match(newer.unit.text):
             candidates.update(range(j))  # "role filled", "cancellation withdrawn", "Q1 OKR hit"
         for c in newer.claims:
             for subject in c.subjects:

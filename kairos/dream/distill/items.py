@@ -14,7 +14,8 @@ An opening is the same: "Team is hiring a senior backend engineer" ends when
 (its words, less names, dates and "role") is among the older's words, so
 "Also hiring a data engineer" stays open.  And a request: "wants to cancel
 sub end of month" ends when "cancellation withdrawn"; a goal when it is
-reached ("Q1 OKR hit").  Pure: no I/O.
+reached ("Q1 OKR hit"); a weight logged when a new one is ("wt 89.5 kg", then
+"now 87kg").  Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -150,12 +151,32 @@ def reached(older: str, newer: str) -> bool:
     return bool(named) and named <= said
 
 
+# A weight logged tersely: "wt 89.5 kg" -> "now 87kg, goal 80"; "Gewicht 92 kg" -> "jetzt 90 kg".
+WEIGHED = re.compile(r"^\W*(?:(?:wt|weight|gewicht|gew)\.?\s*[:=]?\s*(?:(?:now|jetzt|aktuell)\s*[:=]?\s*)?|"
+                     r"(?:now|jetzt|aktuell|currently)\s*[:=]?\s*(?:(?:wt|weight|gewicht|at|bei)\s*[:=]?\s*)?)"
+                     r"(\d{2,3}(?:[.,]\d{1,2})?)\s*(kg|kilos?|lbs?)\b", re.I)
+# A weight that stays true as a mark, whatever the scales say later.
+_MARK = re.compile(r"\b(?:start|starting|baseline|initial|ausgang\w*|anfang\w*|goal|ziel|target|max|min|"
+                   r"lowest|highest|record)\b", re.I)
+
+
+def weighed_again(older: str, newer: str) -> bool:
+    """Whether ``newer`` logs a new weight where ``older`` logged one, both
+    short notes that begin with it ("wt 89.5 kg"): a starting weight or a
+    goal ("weight 92kg (start)") is a mark that stays."""
+    a, b = WEIGHED.match(older), WEIGHED.match(newer)
+    if a is None or b is None or _MARK.search(older) or len(words(older)) > 6:
+        return False
+    same_unit = a.group(2).lower()[:2] == b.group(2).lower()[:2]
+    return same_unit and a.group(1).replace(",", ".") != b.group(1).replace(",", ".")
+
+
 def ends(older: str, newer: str) -> bool:
     """Whether ``newer`` ends what ``older`` tracks: a later state, an opening
-    filled, a request withdrawn, a goal reached."""
+    filled, a request withdrawn, a goal reached, a weight logged again."""
     return new_state(older, newer) or filled(older, newer) or withdrawn(older, newer) or \
-        reached(older, newer)
+        reached(older, newer) or weighed_again(older, newer)
 
 
-__all__ = ["FILLED", "REACHED", "ROLE_FILLED", "WITHDRAWN", "ends", "filled", "item_of", "new_state",
-           "reached", "reached_now", "says_state", "withdrawn"]
+__all__ = ["FILLED", "REACHED", "ROLE_FILLED", "WEIGHED", "WITHDRAWN", "ends", "filled", "item_of",
+           "new_state", "reached", "reached_now", "says_state", "weighed_again", "withdrawn"]

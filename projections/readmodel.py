@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 from uuid import UUID
@@ -559,14 +559,14 @@ class ReadModel:
             rows = [r for r in rows if needle in (r["text"] or "").lower()][:limit]
         return cast(list[IndexRow], rows)
 
-    def file_rows(self) -> Iterator[FileRow]:
+    def file_rows(self) -> Generator[FileRow, None, None]:
         """Every row of ``memory_files``, empty ones too (for verification),
         streamed: a home's files are never all in memory at once."""
         with self.engine.connect() as conn:
             for r in conn.execution_options(yield_per=1000).execute(select(files_table)):
                 yield self._file_row(r)
 
-    def file_texts(self) -> Iterator[tuple[str, str | None, str, str]]:
+    def file_texts(self) -> Generator[tuple[str, str | None, str, str], None, None]:
         """Each non-empty file's agent, user, name and text, by agent, user
         and name, streamed (a rebuild compares them with the disk one by one)."""
         c = files_table.c

@@ -30,6 +30,7 @@ import hashlib
 import os
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from typing import Any, BinaryIO
 
@@ -144,8 +145,12 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
             # is raised only once the read model is whole (below), so that
             # no later open redoes a rebuild that would fail the same way.
             try:
-                report.files = _write_files(home, before, readmodel.file_texts(),
-                                            engine.files.enabled, report)
+                # (closed however the writing ends: a stream left open holds its
+                # connection, and on PostgreSQL its lock on the table, which the
+                # next rebuild's drop would wait for)
+                with closing(readmodel.file_texts()) as streamed:
+                    report.files = _write_files(home, before, streamed, engine.files.enabled,
+                                                report)
                 failed: Exception | None = None
             except Exception as e:  # noqa: BLE001 (raised below)
                 failed = e

@@ -16,6 +16,7 @@ column by column (:meth:`~kairos.projections.readmodel.ReadModel.index_differenc
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from typing import TYPE_CHECKING
 
 from kairos.projections.readmodel import ReadModel
@@ -28,11 +29,12 @@ def file_digests(readmodel: ReadModel) -> dict[tuple[str, str], int]:
     """Each ``memory_files`` row by name with a digest of its values (one
     per file, not per event: kept in memory)."""
     rows: dict[tuple[str, str], int] = {}
-    for f in readmodel.file_rows():
-        if f.content:
-            name = "/".join(p for p in (f.agent, f.user, f.file) if p)
-            rows["memory_files", name] = hash((f.content, json.dumps(f.segments), f.version,
-                                               f.position, f.updated_at))
+    with closing(readmodel.file_rows()) as streamed:  # (its connection released however it ends)
+        for f in streamed:
+            if f.content:
+                name = "/".join(p for p in (f.agent, f.user, f.file) if p)
+                rows["memory_files", name] = hash((f.content, json.dumps(f.segments), f.version,
+                                                   f.position, f.updated_at))
     return rows
 
 

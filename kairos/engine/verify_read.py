@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import closing
 from typing import Any
 
 from kairos.domain.fold import Files, Segments, apply_event, render, touched
@@ -128,16 +129,17 @@ def _check_rows(store: History, readmodel: ReadModel, at: int, problems: list[Pr
               for (agent, user), files in streams.items() for name, segs in files.items()}
     streams.clear()
     have: set[tuple[str, str, str]] = set()
-    for r in readmodel.file_rows():
-        row_key = (r.agent, r.user or "", r.file)
-        have.add(row_key)
-        segs = folded.get(row_key, [])
-        want_text = render(segs)
-        shown = f"{r.agent}/{r.user + '/' if r.user else ''}{r.file}"
-        if r.content != want_text or (want_text and segs != r.segments):
-            problems.append(Problem("read model", f"memory_files row {shown} differs from the "
-                                    "fold of its events (edited behind Kairos's back?)",
-                                    r.position))
+    with closing(readmodel.file_rows()) as streamed:  # (its connection released however it ends)
+        for r in streamed:
+            row_key = (r.agent, r.user or "", r.file)
+            have.add(row_key)
+            segs = folded.get(row_key, [])
+            want_text = render(segs)
+            shown = f"{r.agent}/{r.user + '/' if r.user else ''}{r.file}"
+            if r.content != want_text or (want_text and segs != r.segments):
+                problems.append(Problem("read model", f"memory_files row {shown} differs from "
+                                        "the fold of its events (edited behind Kairos's back?)",
+                                        r.position))
     for lacking in sorted(k for k, segs in folded.items() if render(segs) and k not in have):
         problems.append(Problem("read model",
                                 f"memory_files lacks {'/'.join(p for p in lacking if p)}"))

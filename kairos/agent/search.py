@@ -242,11 +242,11 @@ class Search:
             raise BadInput(f"limit must be between 1 and {MAX_LIMIT}")
         if query and query.strip():
             check_text(query, "the query")  # a lone surrogate, a NUL: refused in one line
-        words = words_of(query or "")
+        # "can you look up …": the rest is searched (all of it, when that is all it says)
+        said_as_asked, query = query, asked(query or "")
+        words = words_of(query)
         if not words:
             raise BadInput("the query has no words to look for")
-        said_as_asked, query = query, asked(query)  # "can you look up …": the rest is searched
-        words = words_of(query)
         scope = SearchScope(agent, user, file, format_time(parse_when(since, since=True)) if since else None,
                             include_retracted)
         index = self.index.now()  # one look at the store for the whole search
@@ -450,9 +450,8 @@ class Search:
         # about Kathi, unless the query asks for the mother.
         # (only for a question about the user: "Who is allergic to peanuts?" is
         # not, and "who pays for Noah's lessons?" asks for someone else)
-        if not who and not asked & _RELATION_STEMS and (
-                _stem((scope.user or "").casefold()) in asked
-                                            or asked & _USER_PRONOUNS):
+        about_user = _stem((scope.user or "").casefold()) in asked or asked & _USER_PRONOUNS
+        if not who and not asked & _RELATION_STEMS and about_user:
             kin = {_stem(k) for k in related(list(words))}  # "is Sam married?": a girlfriend
             for key, doc in best.items():
                 relative = _ABOUT_A_RELATIVE.match(doc.text)

@@ -140,7 +140,7 @@ def _check_rows(store: History, readmodel: ReadModel, at: int, problems: list[Pr
                 problems.append(Problem("read model", f"memory_files row {shown} differs from "
                                         "the fold of its events (edited behind Kairos's back?)",
                                         r.position))
-    for lacking in sorted(k for k, segs in folded.items() if render(segs) and k not in have):
+    for lacking in sorted(k for k in folded.keys() - have if render(folded[k])):
         problems.append(Problem("read model",
                                 f"memory_files lacks {'/'.join(p for p in lacking if p)}"))
     return folded

@@ -271,3 +271,44 @@ def test_more_wordings_of_a_day_and_a_month(text: str, written: date, today: dat
     ("Thu 3 stores to visit", "Thu 3 stores to visit")])
 def test_a_weekday_before_its_date_or_a_number_is_not_read_alone(text: str, expected: str) -> None:
     assert _read(text, date(2026, 6, 3)) == expected
+
+
+# -- a blind fifth set: a weekday of a named week (twentieth session) --------------------------------
+# "next week Thursday", "in 3 Wochen (Mo)": one day, that weekday of that week.  Read apart, the
+# week and the weekday made two dates ("in the week of 20 April 2026 on 16 April 2026").
+TUESDAY, MONDAY, WEDNESDAY = date(2026, 4, 14), date(2026, 6, 1), date(2026, 6, 3)
+WEEKDAY_OF_WEEK = [
+    ("Menu tasting with Feinkost Lindner next week Thursday 15:00, bring the couple", TUESDAY,
+     "Menu tasting with Feinkost Lindner on 23 April 2026 15:00, bring the couple"),
+    ("next week on Thursday dentist", TUESDAY, "On 23 April 2026 dentist"),
+    ("dentist Thursday next week", TUESDAY, "dentist on 23 April 2026"),
+    ("call Fri next week", WEDNESDAY, "call on 12 June 2026"),
+    ("review on Monday, next week", WEDNESDAY, "review on 8 June 2026"),
+    ("in 2 weeks on Monday: audit", MONDAY, "On 15 June 2026: audit"),
+    ("the week after next on Wednesday: review", WEDNESDAY, "On 17 June 2026: review"),
+    ("met Sam last week Tuesday", WEDNESDAY, "met Sam on 26 May 2026"),
+    ("this week Friday: team lunch", MONDAY, "On 5 June 2026: team lunch"),
+    ("Klassenfahrt 4b nach Juist in 3 Wochen (Mo), Elternbrief muss bis Freitag raus", MONDAY,
+     "Klassenfahrt 4b nach Juist am 22. Juni 2026, Elternbrief muss bis Freitag raus"),
+    ("nächste Woche Donnerstag Zahnarzt", TUESDAY, "Am 23. April 2026 Zahnarzt"),
+    ("Zahnarzt am Donnerstag nächste Woche", TUESDAY, "Zahnarzt am 23. April 2026"),
+    ("Zahnarzt Donnerstag in der nächsten Woche", WEDNESDAY, "Zahnarzt am 11. Juni 2026"),
+    ("in zwei Wochen am Freitag Abgabe", MONDAY, "Am 19. Juni 2026 Abgabe"),
+    ("Übergabe Mi übernächste Woche", WEDNESDAY, "Übergabe am 17. Juni 2026"),
+    ("Sa, nächste Woche: Umzug", WEDNESDAY, "Am 13. Juni 2026: Umzug"),
+    # not one day: a span of days, a week alone, a weekday alone
+    ("works Monday to Friday next week", WEDNESDAY, "works Monday to Friday in the week of 8 June 2026"),
+    ("Sam is on call this week (Mon-Sun).", WEDNESDAY,
+     "Sam is on call in the week of 1 June 2026 (Mon-Sun)."),
+    ("Bereitschaft nächste Woche (Mo-Fr)", WEDNESDAY,
+     "Bereitschaft in der Woche vom 8. Juni 2026 (Mo-Fr)"),
+    ("next week: handover", WEDNESDAY, "In the week of 8 June 2026: handover"),
+    ("Do you have time next week?", WEDNESDAY, "Do you have time in the week of 8 June 2026?"),
+    ("dentist next Thursday", TUESDAY, "dentist on 23 April 2026"),
+    ("in 3 weeks: audit", MONDAY, "On 22 June 2026: audit"),
+]
+
+
+@pytest.mark.parametrize(("text", "written", "expected"), WEEKDAY_OF_WEEK)
+def test_a_weekday_of_a_named_week_is_one_day(text: str, written: date, expected: str) -> None:
+    assert _read(text, written) == expected

@@ -81,6 +81,8 @@ _M_ALL = "|".join(dict.fromkeys(MONTHS_EN + MONTHS_DE + ["Maerz", "Jänner"]
 _M_ANY = "|".join(dict.fromkeys(MONTHS_EN + MONTHS_DE + ["Maerz", "Jänner"]))
 _WD_EN = "|".join(WEEKDAYS_EN)
 _WD_DE = "|".join(WEEKDAYS_DE)
+_WD_SHORT_EN = "Mon|Tues|Tue|Wed|Thurs|Thur|Thu|Fri|Sat|Sun"
+_WD_SHORT_DE = ["Mo", "Di", "Mi", "Do", "Fr", "Sa", "So"]
 _NUM_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
               "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
               "einem": 1, "einer": 1, "ein": 1, "eine": 1, "zwei": 2, "drei": 3, "vier": 4,
@@ -411,6 +413,62 @@ def _ende(m: re.Match[str], d: date, past: bool) -> Mention:
     return _end_of_unit(m, d, m.group(1), n, unit, "de")
 
 
+# A day of a week named by the week: "next week Thursday", "Thursday next week",
+# "in 2 weeks on Monday", "nächste Woche Donnerstag", "in 3 Wochen (Mo)", "am Freitag
+# in zwei Wochen" — one day, that weekday of that week (read apart, the two made two
+# dates: "in the week of 20 April on 16 April").  Before the rules for each part.
+_WEEK_EN = rf"(?:(next|this|last) week|(?:the )?week after next|in {_NUM} weeks?(?: time)?)"
+_WEEK_DE = (rf"(?:(?:in der |die )?(nächste[nr]?|kommende[nr]?|diese[nr]?|letzte[nr]?|"
+            rf"vergangene[nr]?) Woche|übernächste[nr]? Woche|in {_NUM_DE} Wochen?)")
+_DAY_EN = rf"\(?({_WD_EN}|{_WD_SHORT_EN})\b\.?\)?"
+_DAY_DE = rf"\(?({_WD_DE}|{'|'.join(_WD_SHORT_DE)})\b\.?\)?"
+
+
+def _week_monday(words: str, d: date) -> date:
+    """The Monday of the week a phrase names ("next week", "in 3 Wochen")."""
+    low = words.lower()
+    if "after next" in low or "übernächst" in low:
+        return _monday(d) + timedelta(days=14)
+    n = re.search(r"\bin (\S+) (?:week|woche)", low)
+    if n:
+        return _monday(d + timedelta(days=7 * _count(n.group(1))))
+    step = 1 if re.search(r"\b(?:next|nächst|kommend)", low) else \
+        -1 if re.search(r"\b(?:last|letzt|vergangen)", low) else 0
+    return _monday(d) + timedelta(days=7 * step)
+
+
+_DAY_NAMES = frozenset(w.lower() for w in [*WEEKDAYS_EN, *WEEKDAYS_DE, *_WD_SHORT_EN.split("|"),
+                                            *_WD_SHORT_DE])
+
+
+def _named_day(m: re.Match[str]) -> str:
+    """The weekday a match of a day of a week names (the group that is one)."""
+    return next(g for g in m.groups() if g and g.lower() in _DAY_NAMES)
+
+
+def _weekday_index(name: str) -> int:
+    low = name.lower()
+    for names in (WEEKDAYS_EN, WEEKDAYS_DE):
+        for i, w in enumerate(names):
+            if w.lower() == low or w.lower().startswith(low[:3]) and len(low) >= 3:
+                return i
+    return _WD_SHORT_DE.index(name[:2].capitalize())
+
+
+@R.add(rf"\b(?:on )?{_DAY_EN},? {_WEEK_EN}|\b{_WEEK_EN},? (?:on )?{_DAY_EN}", re.I)
+def _weekday_of_week(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    if _in_a_list(m):
+        return None  # "Monday to Friday next week", "this week (Mon-Sun)": a span, not one day
+    return _day(m, _week_monday(m.group(0), d) + timedelta(days=_weekday_index(_named_day(m))), "en")
+
+
+@R.add(rf"\b(?:am )?{_DAY_DE},? {_WEEK_DE}|\b{_WEEK_DE},? (?:am )?{_DAY_DE}")
+def _wochentag_der_woche(m: re.Match[str], d: date, past: bool) -> Mention | None:
+    if _in_a_list(m):
+        return None  # "Monday to Friday next week", "this week (Mon-Sun)": a span, not one day
+    return _day(m, _week_monday(m.group(0), d) + timedelta(days=_weekday_index(_named_day(m))), "de")
+
+
 @R.add(r"\b(?:the )?day after tomorrow\b" + _PART_EN, re.I)
 def _overmorrow(m: re.Match[str], d: date, past: bool) -> Mention:
     return _day(m, d + timedelta(days=2), "en", part=m.group(1))
@@ -503,8 +561,6 @@ def _weekday_at(m: re.Match[str], d: date, past: bool) -> Mention | None:
     return _day(m, day, "en")
 
 
-_WD_SHORT_EN = "Mon|Tues|Tue|Wed|Thurs|Thur|Thu|Fri|Sat|Sun"
-_WD_SHORT_DE = ["Mo", "Di", "Mi", "Do", "Fr", "Sa", "So"]
 _WD_ANY = rf"(?:{_WD_SHORT_EN}|{_WD_EN}|{'|'.join(_WD_SHORT_DE)}|{_WD_DE})\b\.?"
 _JOIN = r"\s*(?:/|\+|&|,|-|–|and|or|to|till|until|through|und|oder|bis)\s*"
 _LIST_AFTER = re.compile(_JOIN + _WD_ANY)

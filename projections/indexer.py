@@ -55,6 +55,7 @@ class _Retraction(Protocol):
 class _Scoped(Protocol):
     agent: str
     user: str | None
+    originator_id: UUID
     originator_version: int
 
 
@@ -68,6 +69,10 @@ class Decrypted(NamedTuple):
 # Read once: a member off the enum class costs more than the index row.
 RETRACTED, PROPOSED, WRITTEN = EventType.RETRACTED, EventType.PROPOSED, EventType.WRITTEN
 ERASED = EventType.ERASED
+FILES_BATCH = 5_000  # file and line rows a rebuild holds before it writes them
+# Files a rebuild folds in one pass over the events (about 6 KB each held: a
+# pair's MEMORY.md of 100 lines); a home with more is folded stream by stream.
+FOLD_CAP = 20_000
 NAMES = {kind: kind.value for kind in EventType}
 # The event's own text in the index: what was written, or why (the content
 # fields, and an erasure's reason, which is not content).
@@ -112,6 +117,11 @@ def index_row(r: Applicable, where: Where, stream_ids: dict[int, str] | None = N
             log_line, getattr(e, "dream_id", None))
 
 
+def recorded_at(e: DomainEvent | Light) -> str:
+    """An event's time as the index row holds it (index 10 of :func:`index_row`)."""
+    return e.at if isinstance(e, Light) else format_time(e.timestamp)
+
+
 @dataclass
 class Batch:
     """What a batch of events does to the read model, worked out before its
@@ -136,6 +146,8 @@ class Indexer:
         content (:mod:`kairos.domain.encrypted`): the read model holds it
         decrypted, and leaves out what no longer decrypts (erased).
     """
+
+    fold_cap = FOLD_CAP  # files a rebuild folds in one pass (:meth:`load`)
 
     def __init__(self, decrypt: StreamDecrypt | None = None):
         self.decrypt = decrypt
@@ -223,25 +235,30 @@ class Indexer:
             writer.insert_lines(added)
         return True
 
-    def load(self, writer: Writer, recorded: Iterable[Applicable],
-             where: Where) -> tuple[int, int, list[tuple[str, str]]]:
-        """Fill an empty read model from every event, in order (a rebuild).
+    def load(self, writer: Writer, recorded: Iterable[Applicable], where: Where
+             ) -> tuple[int, int, list[tuple[str, str]], bool]:
+        """Fill an empty read model from every event, in position order (a
+        rebuild).
 
-        One streamed insert for the index, files folded in memory and written
-        once each at the end.  Returns how many events, the last position, and
-        the retractions to mark, which the caller applies once the index on
-        event ids exists (a bulk load runs without secondary indexes).
+        One streamed insert for the index; the files are folded in memory as
+        the events come and written once each at the end — while the home's
+        files number at most :attr:`fold_cap`.  Past that, the fold is dropped
+        and the files are left to :meth:`load_files`, which folds them stream
+        by stream from a second read: memory stays bounded whatever the size
+        of the home, and a home that fits is read once.  Returns how many
+        events, the last position, the retractions to mark (which the caller
+        applies once the index on event ids exists: a bulk load runs without
+        secondary indexes), and whether the files were written.
         """
         retracted: list[tuple[str, str]] = []
         keys: list[tuple[str, str, str]] = []
-        state: dict[tuple[str, str, str], tuple[Segments, int, int, str]] = {}
-        current: dict[tuple[str, str, str], list[lines.Line]] = {}
         stream_ids: dict[int, str] = {}
         erased: list[tuple[str, int]] = []
+        fold: _Fold | None = _Fold()
         last = count = 0
 
         def rows() -> Iterator[IndexTuple]:
-            nonlocal last, count
+            nonlocal last, count, fold
             for r in self.decrypted(recorded):
                 e = r.event
                 row = index_row(r, where, stream_ids)
@@ -254,33 +271,89 @@ class Indexer:
                 if e.kind is RETRACTED:
                     x = cast(_Retraction, e)
                     retracted.extend((x.event_id, eid) for eid in x.retracts)
-                scoped, folded = cast(_Scoped, e), cast(Foldable, e)
-                for name in touched(folded):
-                    key = (scoped.agent, scoped.user or "", name)
-                    segments = state[key][0] if key in state else []
-                    after = apply_to_file(segments, folded, name)
-                    state[key] = (after, scoped.originator_version, r.position, row[10])
-                    if _is_append(e):
-                        current.setdefault(key, []).extend(
-                            lines.appended(after[-1], r.position, row[10]))
-                    else:
-                        current[key] = lines.rewritten(current.get(key, []), after, r.position,
-                                                       row[10])
+                if fold is not None:
+                    fold.step(r.position, e, row[10])
+                    if len(fold.state) > self.fold_cap:
+                        fold = None  # too big to hold: load_files folds stream by stream
                 last = r.position
                 count += 1
 
         writer.load_index(rows())
         for stream_id, at in erased:  # as the write path does on an erasure
             writer.erase_texts(stream_id, at, fts=False)  # (the full-text index comes later)
-        writer.load_files(
-            (agent, user, name, render(segments), json.dumps(segments), version, position, at)
-            for (agent, user, name), (segments, version, position, at) in state.items())
-        writer.load_lines(row for key, file_lines in current.items()
-                          for row in lines.rows(*key, file_lines))
+        if fold is not None:
+            writer.load_files(fold.files())
+            writer.load_lines(fold.lines())
         if keys:
             writer.insert_keys(keys)
         writer.set_position(last)
-        return count, last, retracted
+        return count, last, retracted, fold is not None
+
+    def load_files(self, writer: Writer, by_stream: Iterable[Applicable],
+                   batch: int = FILES_BATCH) -> None:
+        """Fill an empty read model's files and lines from every event, read
+        stream by stream (:meth:`Store.read_bulk_by_stream
+        <kairos.engine.store.Store.read_bulk_by_stream>`): a rebuild whose
+        :meth:`load` found the home too big to fold in one pass.  A stream's
+        files are folded and rendered before the next stream's are begun, and
+        written ``batch`` rows at a time, so memory holds one stream's files
+        whatever the size of the home.  A file's events are all in its
+        stream, so the folds are those of position order."""
+        fold = _Fold()
+        files: list[FileTuple] = []
+        held: list[LineTuple] = []
+        stream: object = None
+
+        def done() -> None:  # the stream's files and lines leave the fold for the batch
+            files.extend(fold.files())
+            held.extend(fold.lines())
+            fold.state.clear()
+            fold.current.clear()
+            if len(files) + len(held) >= batch:
+                write()
+
+        def write() -> None:
+            writer.load_files(files)
+            writer.load_lines(held)
+            files.clear()
+            held.clear()
+
+        for r in self.decrypted(by_stream):
+            e = r.event
+            if cast(_Scoped, e).originator_id != stream:
+                done()
+                stream = cast(_Scoped, e).originator_id
+            fold.step(r.position, e, recorded_at(e))
+        done()
+        write()
+
+
+class _Fold:
+    """Files and their lines folded in memory, event by event (a rebuild)."""
+
+    def __init__(self) -> None:
+        self.state: dict[tuple[str, str, str], tuple[Segments, int, int, str]] = {}
+        self.current: dict[tuple[str, str, str], list[lines.Line]] = {}
+
+    def step(self, position: int, e: DomainEvent | Light, at: str) -> None:
+        scoped, folded = cast(_Scoped, e), cast(Foldable, e)
+        for name in touched(folded):
+            key = (scoped.agent, scoped.user or "", name)
+            segments = self.state[key][0] if key in self.state else []
+            after = apply_to_file(segments, folded, name)
+            self.state[key] = (after, scoped.originator_version, position, at)
+            if _is_append(e):
+                self.current.setdefault(key, []).extend(lines.appended(after[-1], position, at))
+            else:
+                self.current[key] = lines.rewritten(self.current.get(key, []), after, position, at)
+
+    def files(self) -> Iterator[FileTuple]:
+        for (agent, user, name), (segments, version, position, at) in self.state.items():
+            yield agent, user, name, render(segments), json.dumps(segments), version, position, at
+
+    def lines(self) -> Iterator[LineTuple]:
+        for key, file_lines in self.current.items():
+            yield from lines.rows(*key, file_lines)
 
 
 def without_erased_text(row: IndexTuple, erasures: dict[str, int]) -> IndexTuple:

@@ -222,6 +222,72 @@ def test_the_lines_kept_write_by_write_are_the_lines_a_rebuild_derives(
         m.close()
 
 
+def test_a_rebuild_that_folds_stream_by_stream_derives_what_one_pass_does(
+        home: Path, db_url: str) -> None:
+    """A home with more files than a rebuild folds in one pass
+    (``Indexer.fold_cap``) has its files folded stream by stream from a
+    second read: the same files, rows and lines as the one pass, which are
+    the ones the writes left.  Many streams, interleaved: two agents' own
+    files, their pairs' files and topics; appends, replaces, retractions."""
+    import random
+
+    from kairos.projections.schema import files_table, lines_table
+
+    home_with(home, db_url, 'embeddings = "off"').close()
+    m = Memory(str(home), db_url, follow=False)
+    rng = random.Random(20)
+    written: dict[tuple[str, str | None, str], list[str]] = {}
+    for n in range(160):
+        agent, user = rng.choice(["ada", "bo"]), rng.choice(["sam", "lena", "kim", None])
+        file = rng.choice(["TOOLS.md", "ABOUT.md"]) if user is None else \
+            rng.choice(["MEMORY.md", "USER.md", "topics/work.md"])
+        roll = rng.random()
+        if roll < 0.75:
+            text = rng.choice(["Sam likes tea.", f"Note {n}.", "A\nB", f"Line {n % 7}."])
+            written.setdefault((agent, user, file), []).append(
+                m.write(agent, file, text, user=user).event_id)
+        elif roll < 0.87:
+            m.write(agent, file, f"Fresh start {n}.\nSam likes tea.", user=user, mode="replace")
+        elif written.get((agent, user, file)):
+            ids = written[agent, user, file]
+            m.retract(agent, file, [ids.pop(rng.randrange(len(ids)))], user=user, reason="test")
+        if rng.random() < 0.2:
+            m.flush()
+    m.flush()
+
+    def state() -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], dict[str, str]]:
+        with m.engine.readmodel.engine.connect() as conn:
+            files = sorted(tuple(r) for r in conn.execute(files_table.select()))
+            lines = sorted(tuple(r) for r in conn.execute(lines_table.select().with_only_columns(
+                lines_table.c.agent_id, lines_table.c.user_id, lines_table.c.file,
+                lines_table.c.text, lines_table.c.sources, lines_table.c.position,
+                lines_table.c.recorded_at)))
+        disk = {str(p.relative_to(home)): p.read_text() for p in sorted(home.rglob("*.md"))
+                if "logs" not in p.parts}
+        return files, lines, disk
+
+    try:
+        kept = state()
+        assert len(kept[0]) > 20 and len(kept[1]) > 50 and len(kept[2]) > 20
+        m.rebuild()
+        assert state() == kept
+        m.engine.indexer.fold_cap = 3  # past three files: folded stream by stream
+        read_by_stream, streams = m.engine.store.read_bulk_by_stream, []
+
+        def counted() -> Any:
+            for r in read_by_stream():
+                streams.append(r.event.originator_id)
+                yield r
+        m.engine.store.read_bulk_by_stream = counted  # type: ignore[method-assign]
+        report = m.rebuild()
+        assert state() == kept
+        assert len(set(streams)) == 8 and streams == sorted(streams, key=streams.index)
+        assert report.events == m.engine.store.max_position() or db_url.startswith("postgres")
+        assert texts(m.search("ada", "tea", user="sam"))
+    finally:
+        m.close()
+
+
 def test_the_scored_vectors_follow_writes_retractions_and_replaces(home: Path, db_url: str) -> None:
     """The pair's vectors are held between searches and read again only when
     something was applied: a write, a retraction or a replace made between

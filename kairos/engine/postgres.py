@@ -87,3 +87,20 @@ def restore_events(factory: PostgresFactory, table: str,
             curs.execute("SELECT setval(pg_get_serial_sequence(%s, 'notification_id'), %s)",
                          (f'"{schema}"."{table}"', last))
     return count
+
+
+def stream_rows(factory: PostgresFactory, table: str, after: tuple[UUID, int] | None, limit: int
+                ) -> list[tuple[int, UUID, int, str, bytes]]:
+    """Up to ``limit`` stored events after ``after`` (an originator id and a
+    version) in stream order, along the table's primary key: (position,
+    originator id, version, topic, state), as the SQLite backend's
+    ``stream_rows`` gives them."""
+    schema = factory.datastore.schema
+    where, args = ("WHERE (originator_id, originator_version) > (%s, %s) ", after) if after \
+        else ("", ())
+    with factory.datastore.transaction(commit=False) as curs:
+        curs.execute(f'SELECT notification_id, originator_id, originator_version, topic, state '
+                     f'FROM "{schema}"."{table}" {where}'
+                     "ORDER BY originator_id, originator_version LIMIT %s", (*args, limit))
+        return [(r["notification_id"], r["originator_id"], r["originator_version"], r["topic"],
+                 bytes(r["state"])) for r in curs.fetchall()]

@@ -124,8 +124,12 @@ def rebuild_projections(engine: Engine, report: RebuildReport,
         where = Places(ordered_places(engine.mirror))
         progress.phase("project", engine.store.max_position())
         with readmodel.transaction() as writer:
-            report.events, position, retracted = engine.indexer.load(
+            report.events, position, retracted, folded = engine.indexer.load(
                 writer, counted(engine.store.read_bulk(), progress), where)
+            if not folded:  # too many files to hold at once: folded stream by stream
+                progress.phase("fold the files", report.events)
+                engine.indexer.load_files(writer, counted(engine.store.read_bulk_by_stream(),
+                                                          progress))
         progress.phase("index and compare files", None)
         # The database builds the indexes mostly without Python's lock: the
         # rows and files are compared with what was there meanwhile, on

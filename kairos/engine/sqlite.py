@@ -111,3 +111,19 @@ def stored_rows(recorder: SQLiteApplicationRecorder, after: int, limit: int
                   f"FROM {recorder.events_table_name} WHERE rowid>? ORDER BY rowid LIMIT ?",
                   (after, limit))
         return cast(list[tuple[int, str, int, str, bytes]], c.fetchall())
+
+
+def stream_rows(recorder: SQLiteApplicationRecorder, after: tuple[str, int] | None, limit: int
+                ) -> list[tuple[int, str, int, str, bytes]]:
+    """Up to ``limit`` stored events after ``after`` (an originator id as
+    stored and a version) in stream order — by originator id, then version,
+    along the library's unique index on the two — as :func:`stored_rows`
+    gives them: a rebuild folds one stream's files at a time
+    (:meth:`kairos.engine.store.Store.read_bulk_by_stream`)."""
+    where, args = ("WHERE (originator_id, originator_version) > (?, ?) ", after) if after \
+        else ("", ())
+    with recorder.datastore.transaction(commit=False) as c:
+        c.execute(f"SELECT rowid, originator_id, originator_version, topic, state "
+                  f"FROM {recorder.events_table_name} {where}"
+                  "ORDER BY originator_id, originator_version LIMIT ?", (*args, limit))
+        return cast(list[tuple[int, str, int, str, bytes]], c.fetchall())

@@ -263,9 +263,47 @@ class Store:
         cost).  The rest, and any store with a cipher or compressor, go
         through the mapper.  ``tests/test_store.py`` checks that both give the
         same fields for every event type."""
+        return self._decoded(self._stored(after, page))
+
+    def read_bulk_by_stream(self, page: int = PAGE) -> Iterator[BulkRecorded]:
+        """Every event as :meth:`read_bulk` decodes it, stream by stream (by
+        originator id, each stream's in version order) instead of in
+        position order: a rebuild folds, writes and forgets one stream's
+        files before the next, so its memory does not grow with the home."""
+        return self._decoded(self._by_stream(page))
+
+    def _by_stream(self, page: int) -> Iterator[tuple[int, UUID | str, int, str, bytes]]:
+        recorder: Any = self.app.recorder
+        after: Any = None  # the last row's (originator id as stored, version)
+        stored_id: Any = None
+        oid: Any = None
+        while True:
+            with guarded(self.where):
+                if self.is_postgres:
+                    from kairos.engine.postgres import stream_rows as postgres_rows
+
+                    factory: Any = self.app.factory
+                    rows: list[Any] = postgres_rows(factory, recorder.events_table_name,
+                                                    after, page)
+                else:
+                    from kairos.engine.sqlite import stream_rows
+
+                    rows = stream_rows(recorder, after, page)
+            for position, stored, version, topic, state in rows:
+                if stored != stored_id:  # a new stream: its UUID made once
+                    stored_id = stored
+                    oid = recorder.convert_originator_id(stored) if isinstance(stored, str) \
+                        else stored
+                yield position, oid, version, topic, state
+            if len(rows) < page:
+                return
+            after = (rows[-1][1], rows[-1][2])
+
+    def _decoded(self, stored: Iterable[tuple[int, UUID | str, int, str, bytes]]
+                 ) -> Iterator[BulkRecorded]:
         mapper = self.app.mapper
         plain = mapper.cipher is None and mapper.compressor is None
-        for position, oid, version, topic, state in self._stored(after, page):
+        for position, oid, version, topic, state in stored:
             decoder = DECODERS.get(topic) if plain else None
             if decoder is None:
                 n = Notification(id=position, originator_id=oid, originator_version=version,

@@ -68,7 +68,7 @@ def test_the_read_by_stream_gives_every_event_once_stream_by_stream(mem: Memory)
     assert sorted(r.position for r in streams) == sorted(bulk)
     order = [r.event.originator_id for r in streams]
     assert len(set(order)) >= 4 and order == sorted(order, key=order.index)  # each stream together
-    for a, b in zip(streams, streams[1:]):
+    for a, b in zip(streams, streams[1:], strict=False):
         if a.event.originator_id == b.event.originator_id:
             assert b.event.originator_version == a.event.originator_version + 1
     for r in streams:

@@ -312,3 +312,22 @@ WEEKDAY_OF_WEEK = [
 @pytest.mark.parametrize(("text", "written", "expected"), WEEKDAY_OF_WEEK)
 def test_a_weekday_of_a_named_week_is_one_day(text: str, written: date, expected: str) -> None:
     assert _read(text, written) == expected
+
+
+# A weekday beside the date it names: the date says the day ("by Friday 2026-06-12" was
+# "by 5 June 2026 2026-06-12", the coming Friday read apart from the date after it).
+@pytest.mark.parametrize(("text", "expected"), [
+    ("please deliver the catalogue by Friday 2026-06-12.",
+     "please deliver the catalogue by Friday 2026-06-12."),
+    ("call on Friday, 12 June", "call on Friday, 12 June 2026"),
+    ("Abgabe am Freitag, den 12.6.", "Abgabe am Freitag, den 12.6.2026"),
+    ("Termin Fr, 12.06. 10 Uhr", "Termin Fr, 12.06.2026 10 Uhr"),
+    ("meeting 2026-06-12 (Fri)", "meeting 2026-06-12 (Fri)"),
+    ("party on Saturday the 13th", "party on 13 June 2026"),
+    # a weekday alone, or with its clock time, or apart from a date, is still the coming one
+    ("due by Friday", "due by 5 June 2026"),
+    ("call Friday 10:00", "call on 5 June 2026 10:00"),
+    ("report due Friday; review 2026-06-20", "report due 5 June 2026; review 2026-06-20"),
+])
+def test_a_weekday_beside_its_date_is_that_date(text: str, expected: str) -> None:
+    assert _read(text, WEDNESDAY) == expected

@@ -978,9 +978,34 @@ def find(text: str, written_day: date) -> list[Mention]:
                 if ahead is not None and abs((ahead.first - written_day).days) < \
                         abs((mention.first - written_day).days):
                     mention = ahead
-            if mention is not None:
+            if mention is not None and not (_a_weekday(m.group(0))
+                                            and _DATE_AFTER.match(text, mention.stop)):
                 found.append(mention)
-    return sorted(found, key=lambda f: f.start)
+    found.sort(key=lambda f: f.start)
+    # A weekday beside the date it names ("by Friday 2026-06-12", "Fri, 12.06.", "Friday,
+    # 12 June", "12 June (Fri)"): the date says the day; the weekday's words stay as they are.
+    return [f for i, f in enumerate(found)
+            if not (_a_weekday(text[f.start:f.stop])
+                    and ((i + 1 < len(found) and _a_date(text, found[i + 1])
+                          and _BESIDE.fullmatch(text, f.stop, found[i + 1].start))
+                         or (i and _a_date(text, found[i - 1])
+                             and _BESIDE.fullmatch(text, found[i - 1].stop, f.start))))]
+
+
+def _a_weekday(words: str) -> bool:
+    """Whether a time expression is a weekday's words, without a number."""
+    return not any(c.isdigit() for c in words) and bool(
+        _DAY_NAMES & set(re.findall(r"\w+", words.lower())))
+
+
+def _a_date(text: str, mention: Mention) -> bool:
+    """Whether a time expression is a day of the calendar, in numbers."""
+    return mention.grain == "day" and any(c.isdigit() for c in text[mention.start:mention.stop])
+
+
+_DATE_AFTER = re.compile(rf"[\s,(]*(?:the\s+|den\s+)?(?:\d{{4}}-\d\d-\d\d|\d{{1,2}}\.\d{{1,2}}\.|"
+                         rf"\d{{1,2}}(?:st|nd|rd|th)?\.?\s*(?:of\s+)?(?:{_M_ALL})\b|\d{{1,2}}/\d{{1,2}}\b)")
+_BESIDE = re.compile(r"[\s,(]*(?:the\s+|den\s+)?")
 
 
 def resolve(text: str, written: datetime, now: datetime, tz: tzinfo) -> Timed:

@@ -1973,3 +1973,21 @@ def test_a_fact_beside_an_instruction_stays_and_the_instruction_goes() -> None:
         "HH-RF 301 cracked windscreen, repair booked for 2026-05-06.", "Rähmchen 2,10 €/Stk."]
     assert memory[1][1] == ["e2"]  # the write it came from
     assert len(plan.report["gather"]["instructions"]) == 2
+
+
+@pytest.mark.parametrize(("line", "source", "carried"), [
+    # the names of a source are those of its words with the times resolved: "in 3 Wochen (Mo)"
+    # is a day, not a "Wochen" or a "Mo" the line must keep (the loss guard refused the dream)
+    ("Klassenfahrt 4b nach Juist am 22. Juni 2026, Elternbrief muss bis Freitag raus",
+     "Klassenfahrt 4b nach Juist in 3 Wochen (Mo), Elternbrief muss bis Freitag raus", True),
+    # names joined by a hyphen or a slash are each a name
+    ("Nilsson-Okafor wedding Aug 29, 2026 at Gut Hohenfelde",
+     "Wedding Nilsson/Okafor: 2026-08-29, Gut Hohenfelde", True),
+    ("Nilsson wedding Aug 29, 2026 at Gut Hohenfelde",
+     "Wedding Nilsson/Okafor: 2026-08-29, Gut Hohenfelde", False),
+    ("Mia likes tea", "Mia Schneider likes tea", False),
+])
+def test_a_line_carries_a_source_by_its_names_and_words(line: str, source: str, carried: bool) -> None:
+    written, now = at("2026-06-01T08:00Z"), at("2026-06-02T03:00Z")
+    assert faithful.supports(line, source, written=written, now=now,
+                             tz=when.zone("Europe/Berlin")) is carried

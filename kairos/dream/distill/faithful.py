@@ -302,10 +302,17 @@ def _supports(line: str, fact: str, absolute: str) -> bool:
         len(w) > 3 and (x.startswith(w) or w.startswith(x)) for x in line_words if len(x) > 3)]
     if len(kept) * 3 < len(fact_words) * 2:
         return False
-    names = salient(_without_time(fact))["name"] - _MONTHS_DAYS
-    line_names = {strip_accents(w.lower().rstrip("'").removesuffix("'s")) for w in words(line)}
+    # (the names of the line with its times resolved: "in 3 Wochen (Mo)" names no "Wochen")
+    names = salient(_without_time(absolute))["name"] - _MONTHS_DAYS
+    line_names = {part for w in words(line) for part in _name_parts(w)}
     return all(n in line_names or any(x.startswith(n) or n.startswith(x) for x in line_names
                                       if len(x) > 3) for n in names)
+
+
+def _name_parts(word: str) -> set[str]:
+    """A word of a line as a name, and the names it joins ("Nilsson-Okafor")."""
+    low = strip_accents(word.lower().rstrip("'").removesuffix("'s"))
+    return {low, *(p for p in re.split(r"[-/]", low) if p)}
 
 
 _MONTHS_DAYS = frozenset(strip_accents(w.lower()) for w in when.MONTHS_EN + when.MONTHS_DE

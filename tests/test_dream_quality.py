@@ -34,12 +34,13 @@ HELDOUT = SCENARIOS.with_name("scenarios_heldout.json")
 BLIND2 = SCENARIOS.with_name("scenarios_blind2.json")
 BLIND3 = SCENARIOS.with_name("scenarios_blind3.json")
 BLIND4 = SCENARIOS.with_name("scenarios_blind4.json")
+BLIND5 = SCENARIOS.with_name("scenarios_blind5.json")
 
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, Any]:
     out = {}
-    for path in (SCENARIOS, MORE, HELDOUT, BLIND2, BLIND3, BLIND4):
+    for path in (SCENARIOS, MORE, HELDOUT, BLIND2, BLIND3, BLIND4, BLIND5):
         cases = load_cases(path)
         assert validate_cases(cases) == []
         out[path.name] = [run_scenario(c) for c in cases]
@@ -68,11 +69,12 @@ def test_no_durable_fact_is_lost_and_nothing_leaks_or_is_injected(results: dict[
 
 @pytest.mark.parametrize(("name", "precision", "recall", "stale", "dups"), [
     (HELDOUT.name, 0.98, 1.0, 2, 5), (BLIND2.name, 0.93, 0.99, 8, 3),
-    (BLIND3.name, 0.88, 0.95, 18, 10), (BLIND4.name, 0.79, 0.98, 35, 11)])
+    (BLIND3.name, 0.88, 0.95, 18, 10), (BLIND4.name, 0.79, 0.98, 35, 11),
+    (BLIND5.name, 0.86, 0.99, 31, 16)])
 def test_the_blind_sets_lose_nothing_and_leak_nothing(results: dict[str, Any], name: str,
                                                       precision: float, recall: float, stale: int,
                                                       dups: int) -> None:
-    """The four sets written blind (tests/data/dream/README.md): no durable
+    """The five sets written blind (tests/data/dream/README.md): no durable
     fact lost, no leak, no injection, no refused draft, idempotent; and no
     worse than this round left them.  What they still find is known and
     allowed here: missed updates told in other words ("raised the metformin

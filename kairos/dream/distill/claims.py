@@ -624,7 +624,8 @@ _ADDS = re.compile(r"\s*(?:now\s+|jetzt\s+)?(?:added|adding|also|plus|additional
 def _key_claim(key: str, value: str, aliases: set[str]) -> Claim:
     k = " ".join(spelling(w.lower()) for w in words(key))
     # "New address: …" is the address, changed.
-    renewed = re.match(r"(?:new|current|neue[rs]?|aktuelle[rs]?|jetzige[rs]?) (.+)$", k)
+    renewed = re.match(r"(?:new|current|neue[rs]?|aktuelle[rs]?|jetzige[rs]?) (.+)$", k) or \
+        re.match(r"(.+?) (?:now|currently|jetzt|aktuell|neu)$", k)  # "meeting time now: after 2pm"
     if renewed:
         k = renewed.group(1)
     attr = ATTRIBUTE_NOUNS.get(k) or KEY_ATTRIBUTES.get(k)

@@ -12,8 +12,11 @@ again for ``now``:
    that reason.
 2. **Supersede**: a newer unit that updates an older one — same subject, same
    attribute (:mod:`~kairos.dream.distill.slots`) — replaces it; a future-dated
-   update ("is moving to Hamburg on 1 June") waits for its date.  Retract the
-   update and the older unit is live again, since nothing derives from a
+   update ("is moving to Hamburg on 1 June") waits for its date.  A record's
+   field given a new value in other words ("Flat 2A rent: 950 EUR/month" ->
+   "2A rent goes up to 1,010 EUR from 1 April") is replaced alone
+   (:mod:`~kairos.dream.distill.records`): the fields it leaves stay.  Retract
+   the update and the older unit is live again, since nothing derives from a
    retracted event.
 3. **Merge** duplicates (:func:`~kairos.dream.distill.facts.same_fact` after
    normalization) into one line citing every source: the wording that says
@@ -40,7 +43,7 @@ from datetime import date, datetime, tzinfo
 from typing import Any
 
 from kairos.domain.files import POINTER, pointer
-from kairos.dream.distill import facts, faithful, items, slots, when
+from kairos.dream.distill import facts, faithful, items, records, slots, when
 from kairos.dream.distill.lexicon import ATTRIBUTE_NOUNS, CORRECTION, KEY_LINE, PERSON_NOUNS
 from kairos.dream.distill.words import is_german
 
@@ -87,6 +90,8 @@ class Fact:
     # Of a line of several facts, which claims (by number) newer lines replaced, and by which.
     replaced: dict[int, Fact] = field(default_factory=dict)
     remainder: Fact | None = None  # what stays of it when some of its facts were replaced
+    # Of a record line, which fields (see records.fields) newer lines gave new values, and which.
+    cut: dict[int, Fact] = field(default_factory=dict)
     pending: bool = False  # an update whose date has not come
     members: list[Unit] = field(default_factory=list)
 
@@ -183,12 +188,16 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
     # Only facts that share a subject (or own one another's subject) can update each other.
     by_subject: dict[str, list[int]] = {}
     by_owner: dict[str, list[int]] = {}
+    by_anchor: dict[str, list[int]] = {}  # a record's names: "2a", "roastery", "ramipril"
     for j, f in enumerate(ordered):
         for c in f.claims:
             for subject in c.subjects:
                 by_subject.setdefault(subject, []).append(j)
             if c.owner:
                 by_owner.setdefault(c.owner, []).append(j)
+        if not f.unit.opaque:
+            for name in records.anchors(f.unit.text):
+                by_anchor.setdefault(name, []).append(j)
     for j, newer in enumerate(ordered):
         t = newer.timed
         # "is moving to Hamburg on 1 June": she lives where she lives until then.
@@ -204,7 +213,14 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                              # "role filled: Omar starts 1 June": filled now, whenever he starts
                              and not items.ROLE_FILLED.search(newer.unit.text)
                              and not items.reached_now(newer.unit.text))  # "Q1 OKR hit"
-        if newer.pending or newer.unit.opaque:
+        if newer.unit.opaque:
+            continue
+        # A record's new value applies from the first day its line names ("ab Mai": from
+        # 1 May, not from the end of May), or at once when the line says it changed today.
+        revalues = records.may_revalue(newer.unit.text)
+        records_only = newer.pending
+        if newer.pending and not (revalues and t.mentions and (
+                all(m.first <= today for m in t.mentions) or records.settled_now(newer.unit.text))):
             continue
         # A cancellation names the plan by what it was ("the meeting with Ingrid"), not by whose.
         candidates: set[int] = set(range(j)) if calls_off else set()
@@ -226,6 +242,9 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
         if items.FILLED.search(newer.unit.text) or items.WITHDRAWN.search(newer.unit.text) or \
                 items.REACHED.search(newer.unit.text) or items.WEIGHED.match(newer.unit.text):
             candidates.update(range(j))  # "role filled", "cancellation withdrawn", "Q1 OKR hit"
+        if revalues:  # "2A rent goes up to 1,010 EUR": the records that name 2A
+            for w in records.said(newer.unit.text):
+                candidates.update(by_anchor.get(w, ()))
         for c in newer.claims:
             for subject in c.subjects:
                 candidates.update(by_subject.get(subject, ()))
@@ -244,14 +263,29 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             ot = older.timed
             if ot.end and ot.end >= today and not ot.written_past and not newer.timed.dated and \
                     not any(c.negated for c in newer.claims) and not calls_off:
-                continue  # a plan still ahead is not undone by a statement of how things are
+                # a plan still ahead is not undone by a statement of how things are — but a
+                # record's other field is ("Amira - GCSE maths, target grade 7, exam in May":
+                # the target), when the fields it changes name no day
+                cut = records.revalued(older.unit.text, newer.unit.text) if revalues else None
+                if cut and not any(when.find(records.field_text(older.unit.text, k), today)
+                                   for k in cut) and records.remainder(older.unit.text, frozenset(cut)):
+                    older.cut.update({k: newer for k in cut})
+                continue
             if _two_events(older, newer) or _a_while_away(older, newer):
                 continue
             days = (_first_day(older), _first_day(newer))
             olds = older.claims or slots.claims_or_plan(older.unit.text)  # a verbless plan
-            replaced = [any(slots.decide(o, n, days) for n in newer.claims) and
+            replaced = [not records_only and any(slots.decide(o, n, days) for n in newer.claims) and
                         not _carries_more(o, newer.unit.text) for o in olds]
             if not any(replaced):
+                # A record's field given a new value in other words: "Flat 2A rent: 950
+                # EUR/month" -> "2A rent goes up to 1,010 EUR from 1 April".  The fields it
+                # leaves stay (see _remainders): "Beans: Roastery Nord, min order 10 kg".
+                cut = records.revalued(older.unit.text, newer.unit.text) if revalues else None
+                if cut:
+                    older.cut.update({k: newer for k in cut})
+                    if records.remainder(older.unit.text, frozenset(older.cut)) == "":
+                        older.superseded_by = newer
                 continue
             older.replaced.update({k: newer for k, r in enumerate(replaced) if r})
             # A line that also says what the newer does not replace is not
@@ -304,16 +338,19 @@ def _remainders(live: list[Fact], settings: Settings) -> list[Fact]:
     (a missed update, never a lost fact)."""
     out = []
     for f in live:
-        if f.superseded_by is not None or not f.replaced or f.unit.opaque:
+        if f.superseded_by is not None or not (f.replaced or f.cut) or f.unit.opaque:
             continue
-        kept = [c for k, c in enumerate(f.claims) if k not in f.replaced and _says(c)]
-        gone = [c for k, c in enumerate(f.claims) if k in f.replaced]
-        text = _said_alone(f.unit.text, kept, gone, settings.names)
+        if f.replaced:
+            kept = [c for k, c in enumerate(f.claims) if k not in f.replaced and _says(c)]
+            gone = [c for k, c in enumerate(f.claims) if k in f.replaced]
+            text = _said_alone(f.unit.text, kept, gone, settings.names)
+        else:  # a record's fields given new values: the others, as the line said them
+            text = records.remainder(f.unit.text, frozenset(f.cut)) or None
         if text is None:
             continue
         f.remainder = read(replace(f.unit, text=text), settings)
         f.remainder.members = [replace(u, text=text) for u in f.members or [f.unit]]
-        by = max(f.replaced.values(), key=lambda n: (n.unit.written, n.unit.order))
+        by = max((f.replaced or f.cut).values(), key=lambda n: (n.unit.written, n.unit.order))
         while by.superseded_by is not None and by.superseded_by is not by:
             by = by.superseded_by  # replaced in turn: what is live now
         f.superseded_by = by

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from kairos.dream.distill import items, when
+from kairos.dream.distill import items, records, when
 from kairos.dream.distill.claims import Claim, claims_of
 from kairos.dream.distill.lexicon import (
     ATTRIBUTE_NOUNS,
@@ -626,6 +626,10 @@ def is_update(older: str, newer: str, names: frozenset[str] = frozenset()) -> st
         for n in news:
             if decide(o, n):
                 return "update"
+    # A record's field given a new value in other words: "Flat 2A rent: 950 EUR/month" ->
+    # "2A rent goes up to 1,010 EUR from 1 April" (the fields it leaves stay: see records).
+    if records.revalued(older, newer):
+        return "update"
     return "coexist"
 
 

@@ -19,8 +19,9 @@ again for ``now``:
    the update and the older unit is live again, since nothing derives from a
    retracted event.
 3. **Merge** duplicates (:func:`~kairos.dream.distill.facts.same_fact` after
-   normalization) into one line citing every source: the wording that says
-   most, else the newest.
+   normalization, or a line that says all another says in other words:
+   :func:`~kairos.dream.distill.facts.covers`) into one line citing every
+   source: the wording that says most, else the newest.
 4. **Age**: a time-bound fact whose time is over takes the past tense; once
    it has been over for ``ttl_days`` (or, undated, "currently …", was written
    that long ago) it moves to ``topics/archive.md``.  Durable facts never age
@@ -40,12 +41,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, tzinfo
+from functools import lru_cache
 from typing import Any
 
 from kairos.domain.files import POINTER, pointer
 from kairos.dream.distill import facts, faithful, items, records, slots, when
 from kairos.dream.distill.lexicon import ATTRIBUTE_NOUNS, CORRECTION, KEY_LINE, PERSON_NOUNS
-from kairos.dream.distill.words import is_german
+from kairos.dream.distill.words import DIRECTION, WEAK, is_german, spelling
 
 ARCHIVE = "topics/archive.md"
 MAIN = ("USER.md", "MEMORY.md")
@@ -499,10 +501,17 @@ def _a_while_away(older: Fact, newer: Fact) -> bool:
 
 
 def _merge(live: list[Fact]) -> list[list[Fact]]:
+    """Groups of facts that say the same: the same words after normalizing
+    (:func:`~kairos.dream.distill.facts.same_fact`), or one line that says
+    all another says in other words or spellings (:func:`_covers`).  Both
+    look only at groups that share words with the fact (an index of tokens):
+    a pair can have thousands of lines."""
     groups: list[list[Fact]] = []
     index: dict[str, list[int]] = {}
     sizes: list[int] = []
     exact: dict[tuple[str, ...], int] = {}
+    told: dict[str, set[int]] = {}  # telling words (as stems) -> groups, for _covers
+    heads: list[Fact | None] = []  # the member that says all the others say, if one does
     for f in sorted(live, key=lambda f: (f.unit.written, f.unit.order, f.unit.key)):
         tokens = set(f.norm)
         counts: dict[int, int] = {}
@@ -522,25 +531,127 @@ def _merge(live: list[Fact]) -> list[list[Fact]]:
                     not any(f.unit.opaque or other.unit.opaque for other in groups[g]):
                 found = g
                 break
+        keys = _told_keys(f)
+        if found is None and not f.unit.opaque:
+            found = _covering_group(f, keys, told, groups, heads)
         if found is None:
             found = len(groups)
             groups.append([])
             sizes.append(len(tokens))
+            heads.append(f)
             for tok in tokens:
                 index.setdefault(tok, []).append(found)
+        else:
+            heads[found] = _new_head(heads[found], f, groups[found])
+        for key in keys:
+            told.setdefault(key, set()).add(found)
         exact.setdefault(f.norm, found)
         groups[found].append(f)
     return groups
 
 
+_MOST_TOLD = 1000  # a word in more groups than this finds no candidates (it says little)
+
+
+def _told_keys(f: Fact) -> frozenset[str]:
+    if f.unit.opaque:
+        return frozenset()
+    return _keys_of(f.text)
+
+
+@lru_cache(maxsize=16384)
+def _keys_of(text: str) -> frozenset[str]:
+    return frozenset(facts.told_key(w) for w in facts.telling(text).words
+                     if w not in WEAK and w not in DIRECTION)
+
+
+def _n_told(f: Fact) -> int:
+    return len(_told_keys(f))
+
+
+def _covering_group(f: Fact, keys: frozenset[str], told: dict[str, set[int]], groups: list[list[Fact]],
+                    heads: list[Fact | None]) -> int | None:
+    """A group whose head says all ``f`` says, or all of whose members ``f`` says."""
+    counts: dict[int, int] = {}
+    for key in keys:
+        posting = told.get(key, ())
+        if len(posting) > _MOST_TOLD:
+            continue
+        for g in posting:
+            counts[g] = counts.get(g, 0) + 1
+    for g in sorted(counts, key=lambda g: (-counts[g], g))[:12]:
+        head = heads[g]
+        if head is None or len(groups[g]) > 30 or counts[g] * 2 < min(len(keys), _n_told(head)):
+            continue
+        if _covers(head, f) or all(_covers(f, m) for m in groups[g]):
+            return g
+    return None
+
+
+def _new_head(head: Fact | None, f: Fact, group: list[Fact]) -> Fact | None:
+    if head is None:
+        return None
+    if _says_all(head, f):
+        return head
+    if all(_says_all(f, m) for m in group):
+        return f
+    return None
+
+
+def _says_all(a: Fact, b: Fact) -> bool:
+    """Whether fact ``a``'s line says all ``b``'s does (the same words, more, or other words)."""
+    return a.norm == b.norm or facts.more_informative(a.text, b.text) or _covers(a, b)
+
+
+def _covers(kept: Fact, dropped: Fact) -> bool:
+    """Whether ``dropped`` may merge into ``kept``: :func:`~kairos.dream.distill.facts.covers`
+    by their words; the same class, tense and days — a past episode is not
+    the standing fact, a plan for Tuesday not the delivery every Tuesday; what
+    the dropped line's claims say, the kept line's claims say; and the guards'
+    loss count (:func:`~kairos.dream.distill.faithful.supports`) agrees."""
+    if kept.unit.opaque or dropped.unit.opaque or \
+            (kept.kind.cls == facts.TIME_BOUND) != (dropped.kind.cls == facts.TIME_BOUND):
+        return False
+    kt, dt = kept.timed, dropped.timed
+    if kt.written_past != dt.written_past or not dt.dates <= kt.dates or kt.currently != dt.currently:
+        return False
+    # What the dropped line's claims say of someone the kept line's claims say too:
+    # "Sam's partner Priya is a teacher" tells her job, not who Sam's partner is.
+    said = {_spelt(c.attribute) for c in dropped.claims if c.attribute and not c.attribute.startswith("key:")}
+    if said - {_spelt(c.attribute) for c in kept.claims if c.attribute}:
+        return False
+    # and the guards' count of loss agrees that the kept line still carries it
+    return facts.covers(kept.text, dropped.text) and faithful.supports(kept.text, dropped.unit.text)
+
+
+def _spelt(attribute: str) -> str:
+    return " ".join(spelling(w) for w in attribute.split())  # "favourite colour" = "favorite color"
+
+
 def _head(group: list[Fact]) -> Fact:
-    """The wording a merged line keeps: the one that says most, else the newest."""
+    """The wording a merged line keeps: the one that says most, else the newest
+    — one that says all the others say, when the one that says most does not."""
     newest = max(group, key=lambda f: (f.unit.written, f.unit.order, f.unit.key))
     best = newest
     for f in group:
         if f is not best and facts.more_informative(f.text, best.text):
             best = f
+    if len(group) > 30 or all(f is best or _says_all(best, f) for f in group):
+        return _durable(best, group)
+    for f in sorted(group, key=lambda f: (f.unit.written, f.unit.order, f.unit.key), reverse=True):
+        if all(g is f or _says_all(f, g) for g in group):
+            return _durable(f, group)
     return best
+
+
+def _durable(head: Fact, group: list[Fact]) -> Fact:
+    """A line that says a durable fact is durable, whichever wording it keeps
+    ("Tom Becker - left hamstring strain …", read as a past episode for its
+    "left", says "TOM: hamstring (left). No sprints!")."""
+    if head.kind.cls != facts.NOTE:
+        return head
+    lasting = next((f for f in group if f.kind.cls == facts.DURABLE), None)
+    return head if lasting is None else replace(head, kind=lasting.kind)
 
 
 def _home(group: list[Fact]) -> str:

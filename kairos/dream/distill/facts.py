@@ -29,7 +29,19 @@ from functools import lru_cache
 from kairos.dream.distill import when
 from kairos.dream.distill.lexicon import PERSON_NOUNS
 from kairos.dream.distill.slots import Claim, claims_of, durable_attribute
-from kairos.dream.distill.words import FILLER, STOP, UNITS, spelling, strip_accents, words
+from kairos.dream.distill.words import (
+    ALIASES,
+    DIRECTION,
+    FILLER,
+    SHIFT,
+    STOP,
+    UNITS,
+    WEAK,
+    spelling,
+    stem,
+    strip_accents,
+    words,
+)
 
 DURABLE, TIME_BOUND, NOTE = "durable", "time-bound", "note"
 
@@ -186,7 +198,7 @@ def same_fact(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 SYMMETRIC = frozenset({"and", "or", "und", "oder", "&", "plus", "as", "well", "sowie"})
 
 
-def _swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+def _swapped(a: tuple[str, ...], b: tuple[str, ...], *, number_pivots: bool = True) -> bool:
     """Whether the same words say another thing in another order: around
     some word they share, one word moved from before it to after and
     another the other way ("Sam owes Kim" / "Kim owes Sam", "tea over
@@ -196,7 +208,7 @@ def _swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     shared = set(a) & set(b)
     content = {w for w in shared if w not in STOP}
     for t in shared - SYMMETRIC:
-        if _listed(a, t) or _listed(b, t):
+        if _listed(a, t) or _listed(b, t) or (not number_pivots and any(c.isdigit() for c in t)):
             continue
         ia, ib = a.index(t), b.index(t)
         before_a, after_a = set(a[:ia]) & content, set(a[ia + 1:]) & content
@@ -278,3 +290,202 @@ def theme_of(text: str) -> str:
         if pattern.search(text):
             return name
     return "notes"
+
+
+# -- the same fact in other words -------------------------------------------------------------------
+# A phone number however it is grouped: "0176 5551234" = "0176-555 1234" = "01765551234".
+_PHONE = re.compile(r"(?<![\w.,+])(\+|\b0)\d*(?:[ /.-]{1,2}\(?\d+\)?)+(?![\w]|[.,]\d)")
+_DECIMAL_COMMA = re.compile(r"(?<![\d,])(\d+),(\d{1,2})(?![\d,])")
+_LETTERS_DIGITS = re.compile(r"^([a-z]{3,})(\d+)$")  # "bed3" is "bed 3"
+_ISO = re.compile(r"^\d{4}-\d\d(?:-\d\d)?$")
+# Where a sentence ends: ";", " | ", or "." "!" "?" after a word of four letters or more,
+# a number or a bracket (not "Dr." or "Tom B.").
+_SENTENCES = re.compile(r"(?:;+|(?:(?<=\w{4})|(?<=\d)|(?<=\)))[.!?]+)\s+|\s+\|\s+")
+_LINKS = ("", "s", "es", "n", "en", "e")  # German compounds: "Mehl|lieferant", "Arbeit|s|platz"
+
+
+_TITLES = {"frau": "mrs", "herr": "mr", "herrn": "mr"}
+_OWNERS = frozenset("mein meine meiner meinem seine sein seiner seinem ihre ihr ihrer ihrem deine dein "
+                    "unsere unser my his her their our your".split())
+
+
+@dataclass(frozen=True)
+class Telling:
+    """A line's words for :func:`covers`: each canonical, with whether it was
+    written with a capital; its numbers, negations and possessives."""
+
+    words: tuple[str, ...]
+    caps: tuple[bool, ...]
+    numbers: frozenset[str]
+    negations: frozenset[str]
+    owned: tuple[tuple[str, str], ...]  # ("tom", "left") for "Tom's left …"
+    ways: frozenset[tuple[str, str]]  # ("to", "munich") for "… to the Munich office"
+
+
+def _phone(m: re.Match[str]) -> str:
+    text = m.group(0)
+    digits = "".join(c for c in text if c.isdigit())
+    if len(digits) < 7 or _ISO.match(text.strip()):
+        return text
+    return ("+" if text.startswith("+") else "") + digits
+
+
+@lru_cache(maxsize=16384)
+def telling(text: str) -> Telling:
+    """The words of a line as :func:`covers` compares them: after
+    :func:`normalize`'s case, accents, dates, clocks and units, also a
+    phone number's digits joined, a decimal comma, "bed3" as "bed 3", a
+    hyphenated word joined ("e-mail"), short forms (:data:`~.words.ALIASES`)."""
+    t = _PHONE.sub(_phone, text)
+    t = _DECIMAL_COMMA.sub(r"\1.\2", t)
+    t = _dates_canonical(t)
+    t = _CLOCK.sub(r"\1:\2", t)
+
+    def unit(m: re.Match[str]) -> str:
+        u = UNITS.get(m.group(2).lower())
+        return f"{m.group(1).replace(',', '.')}{u}" if u else m.group(0)
+
+    t = _NUM_UNIT.sub(unit, t)
+    out: list[tuple[str, bool]] = []
+    owned: list[tuple[str, str]] = []
+    owner = None
+    toks = words(t)
+    for i, raw in enumerate(toks):
+        cap = raw[:1].isupper()
+        if raw.lower() in _TITLES and i + 1 < len(toks) and toks[i + 1][:1].isupper() and (
+                i == 0 or toks[i - 1].lower() not in _OWNERS and not toks[i - 1].endswith("s")):
+            out.append((_TITLES[raw.lower()], cap))  # "Frau Weber" is Mrs Weber, not someone's wife
+            continue
+        w = strip_accents(raw.lower()).replace("’", "'")
+        if w.endswith("n't"):
+            out += [(w[:-3], cap), ("not", False)]
+            continue
+        possessive = w.endswith("'s")
+        w = w.removesuffix("'s").rstrip("'")
+        w = _NUMBER_WORDS.get(w, w)
+        if w not in ALIASES and len(w) > 3 and w.endswith("s") and (
+                w[:-1] in ALIASES or spelling(w[:-1]) != w[:-1]):
+            w = w[:-1]  # "Mums meds" is "Mum's meds"
+        w = ALIASES.get(w, w)
+        if "-" in w and not any(c.isdigit() for c in w):
+            w = ALIASES.get(w.replace("-", ""), w.replace("-", ""))  # "e-mail", "Hamburg-Altona"
+        m = _LETTERS_DIGITS.match(w)
+        parts = [m.group(1), m.group(2)] if m else [w]
+        for p in parts:
+            p = _SAME_WORD.get(p, p)
+            p = spelling(p)
+            if p in FILLER or not p:
+                continue
+            if owner is not None:
+                owned.append((owner, p))
+                owner = None
+            out.append((p, cap))
+        if possessive:
+            owner = out[-1][0] if out else None
+    ws = tuple(w for w, _ in out)
+    ways = set()
+    for i, w in enumerate(ws):
+        if w in DIRECTION:
+            to = next((x for x in ws[i + 1:] if x not in WEAK), None)
+            if to is not None and to not in DIRECTION:
+                ways.add((w, to))
+    return Telling(ws, tuple(c for _, c in out),
+                   frozenset(w for w in ws if any(c.isdigit() for c in w)),
+                   frozenset(w for w in ws if w in NEGATIONS), tuple(owned), frozenset(ways))
+
+
+def _stem(w: str) -> str:
+    """A word's stem to compare by, when it is long enough to tell ("sprint");
+    a short one stands for the word alone ("Jens" is not "Jensen")."""
+    s = stem(w)
+    return s if len(s) >= 4 and not any(c.isdigit() for c in w) else "=" + w
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether two words differ by one letter (added, dropped, changed or two swapped)."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def _said_in(w: str, cap: bool, kept: Telling, stems: set[str], dropped: set[str]) -> bool:
+    """Whether the word ``w`` of the dropped line is said by the kept line."""
+    if w in kept.words or (len(w) >= 4 and _stem(w) in stems):
+        return True
+    if any(c.isdigit() for c in w):
+        return False
+    if len(w) >= 7:  # a typo of a long word, unless both are written as names
+        if any(len(k) >= 7 and _one_edit(w, k) and not (cap and kc)
+               for k, kc in zip(kept.words, kept.caps, strict=True)):
+            return True
+        for i in range(3, len(w) - 2):  # a compound of two of its words: "Mehllieferant"
+            head = w[:i]
+            if head in kept.words or _stem(head) in stems:
+                rest = w[i:]
+                if any(rest.startswith(ln) and len(rest) - len(ln) >= 3 and
+                       (rest[len(ln):] in kept.words or _stem(rest[len(ln):]) in stems)
+                       for ln in _LINKS):
+                    return True
+    if len(w) >= 4:  # a part of a compound the kept line has, the other part here too
+        dstems = {_stem(x) for x in dropped}
+        for k in kept.words:
+            if len(k) < len(w) + 3:
+                continue
+            rests = [k[len(w) + len(ln):] for ln in _LINKS if k.startswith(w + ln)] + \
+                [k[:len(k) - len(w) - len(ln)] for ln in _LINKS if k.endswith(ln + w)]
+            if any(len(r) >= 3 and (r in dropped or _stem(r) in dstems) for r in rests):
+                return True
+    return False
+
+
+def told_key(w: str) -> str:
+    """What an index of telling words files ``w`` under (its stem, for plurals)."""
+    return _stem(w)
+
+
+def covers(kept: str, dropped: str) -> bool:
+    """Whether line ``kept`` says all that line ``dropped`` says, so that the
+    dropped line may merge into it (docs/dream.md, "Duplicates"): every
+    telling word of ``dropped`` is said by ``kept`` — the same word after
+    :func:`telling`, another form of it ("sprints", "sprinting"), a one-letter
+    typo of a long word, a compound of its words ("Mehllieferant") — and the
+    words it adds are weak (:data:`~.words.WEAK`: "takes", "kommt", "meds",
+    "pls").  Never when a number differs or is missing, a negation differs,
+    they name another direction ("from"/"to"), the kept line adds a change,
+    a wish, a doubt or someone else's word (:data:`~.words.SHIFT`), a
+    relative ("Tom's brother"), or what someone owns ("Mia's dog Rex" is
+    not Mia), or says it in another order ("Sam owes Kim" / "Kim owes Sam").
+    A kept line of several sentences must cover it with one of them."""
+    k, d = telling(kept), telling(dropped)
+    if not d.numbers <= k.numbers or k.negations != d.negations:
+        return False
+    if sum(1 for w in d.words if w not in WEAK and w not in DIRECTION) < 2:
+        return False
+    parts = [p for p in _SENTENCES.split(kept) if p.strip()]
+    if len(parts) > 1:
+        return any(covers(p, dropped) for p in parts if p.strip() != kept.strip())
+    stems = {_stem(w) for w in k.words}
+    dset = set(d.words)
+    # which way: where the kept line says one, the same word goes with the same thing
+    # ("to Munich" is not "from Munich to Salzburg"); "Mehl kommt von Müller" may say
+    # it where the kept line says none
+    if any(w in DIRECTION for w in k.words) and not d.ways <= k.ways:
+        return False
+    for w, cap in zip(d.words, d.caps, strict=True):
+        if w not in DIRECTION and w not in WEAK and not _said_in(w, cap, k, stems, dset):
+            return False
+    dstems = {_stem(w) for w in dset}
+    extra = {w for w in k.words if w not in dset and _stem(w) not in dstems}
+    if extra & (SHIFT | PERSON_NOUNS):
+        return False
+    for owner, thing in k.owned:  # "Mia's dog Rex is 5" says nothing of Mia's age
+        if owner in dset and thing in extra and (owner, thing) not in d.owned:
+            return False
+    # terse notes put a number anywhere ("backup -> NAS, 2:00 nightly"): not a swap
+    return not _swapped(tuple(w for w in k.words if w not in WEAK),
+                        tuple(w for w in d.words if w not in WEAK), number_pivots=False)

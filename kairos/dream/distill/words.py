@@ -71,7 +71,8 @@ UNITS = {
     "metre": "m", "metern": "m", "cm": "cm", "mm": "mm", "mi": "mi", "mile": "mi", "miles": "mi",
     "kg": "kg", "kgs": "kg", "kilo": "kg", "kilos": "kg", "kilogram": "kg", "kilograms": "kg",
     "kilogramm": "kg", "g": "g", "gram": "g", "grams": "g", "gramm": "g", "mg": "mg",
-    "milligram": "mg", "milligrams": "mg", "milligramm": "mg", "lb": "lb", "lbs": "lb",
+    "milligram": "mg", "milligrams": "mg", "milligramm": "mg", "mcg": "mcg", "ug": "mcg",
+    "microgram": "mcg", "micrograms": "mcg", "mikrogramm": "mcg", "lb": "lb", "lbs": "lb",
     "pound": "lb", "pounds": "lb", "l": "l", "liter": "l", "liters": "l", "litre": "l",
     "litres": "l", "ml": "ml", "min": "min", "mins": "min", "minute": "min", "minutes": "min",
     "minuten": "min", "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "stunde": "h",
@@ -294,4 +295,51 @@ _EN_MARKERS = frozenset("""
 the a and is are has have not no was were of to on at with for her his she he they it its
 lives works likes prefers uses now next week month tomorrow today yesterday from by my
 doesn't don't isn't
+""".split())
+
+
+# -- the same fact in other words (facts.covers) ----------------------------------------------------
+# Short forms and other words for one thing, compared as one word: "tel" is "phone",
+# "Di" and "dienstags" are "dienstag", "e-mail" is "email".
+ALIASES = {
+    **dict.fromkeys(("tel", "telephone", "phone", "mobile", "mob", "cell", "cellphone", "handy",
+                     "telefon", "mobil", "mobilnummer", "handynummer", "telefonnummer",
+                     "phonenumber"), "phone"),
+    **dict.fromkeys(("email", "e-mail", "emails", "e-mails", "mail-adresse"), "email"),
+    **{d: "montag" for d in ("mo", "mon", "monday", "mondays", "montag", "montags")},
+    **{d: "dienstag" for d in ("di", "tue", "tues", "tuesday", "tuesdays", "dienstag", "dienstags")},
+    **{d: "mittwoch" for d in ("wed", "weds", "wednesday", "wednesdays", "mittwoch", "mittwochs")},
+    **{d: "donnerstag" for d in ("thu", "thur", "thurs", "thursday", "thursdays", "donnerstag",
+                                 "donnerstags")},
+    **{d: "freitag" for d in ("fr", "fri", "friday", "fridays", "freitag", "freitags")},
+    **{d: "samstag" for d in ("saturday", "saturdays", "samstag", "samstags", "sonnabend")},
+    **{d: "sonntag" for d in ("sunday", "sundays", "sonntag", "sonntags")},
+    "nr": "number", "no.": "number", "nummer": "number", "num": "number",
+    "mornings": "morning", "morgens": "morning", "evenings": "evening", "abends": "evening",
+    "nights": "night", "nachts": "night",
+    "mother": "mom", "mama": "mom", "mutter": "mom", "father": "dad", "papa": "dad", "vater": "dad",
+}
+# Words a line may add to what another says without saying more: articles, linking
+# verbs ("has", "takes", "kommt"), a label ("meds", "reminder to self"), filler ("pls").
+WEAK = frozenset("""
+a an the of in on at by for with and & is are am be being has have takes take gets get uses use
+comes come who which pls plz please btw fyi note notes reminder remember self info re always just
+really very so meds medication medications medicine
+der die das den dem des ein eine einen einem einer eines im in an am auf bei beim mit für fur und
+ist sind hat haben kommt kommen nimmt bekommt bitte immer sehr mal notiz erinnerung medikament
+medikamente
+""".split())
+# Which way a thing goes: a line may leave one out ("Mehl kommt von Müller"), never
+# say another ("flight from Rome" is not "flight to Rome").
+DIRECTION = frozenset("from to into von nach zu zum zur aus ab bis".split())
+# Words that, added by the line that would be kept, change what the other says: a
+# change of state, a wish, a plan, a doubt, someone else's word.
+SHIFT = frozenset("""
+again wieder now jetzt inzwischen mittlerweile new neu neue neuer neues neuen former ex old alt alte
+previously formerly früher fruher cancelled canceled abgesagt healed recovered geheilt sold verkauft
+died gestorben dead tot moved umgezogen ended quit stopped resolved fixed closed done erledigt
+changed switched replaced instead stattdessen statt anymore longer wants want wanted plans plan
+planned planning will would wish hopes hope möchte mochte plant geplant soll should might maybe
+perhaps probably possibly vielleicht wahrscheinlich eventuell if wenn falls unless heard rumour
+rumor thinks think glaubt denkt told said says asked sagt meint claims goal ziel target aim
 """.split())

@@ -191,13 +191,16 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
     by_subject: dict[str, list[int]] = {}
     by_owner: dict[str, list[int]] = {}
     by_anchor: dict[str, list[int]] = {}  # a record's names: "2a", "roastery", "ramipril"
+    # (only the lines before the last that may give a record a new value are looked up so)
+    last_revalue = max((j for j, f in enumerate(ordered)
+                        if not f.unit.opaque and records.may_revalue(f.unit.text)), default=-1)
     for j, f in enumerate(ordered):
         for c in f.claims:
             for subject in c.subjects:
                 by_subject.setdefault(subject, []).append(j)
             if c.owner:
                 by_owner.setdefault(c.owner, []).append(j)
-        if not f.unit.opaque:
+        if not f.unit.opaque and j < last_revalue:
             for name in records.anchors(f.unit.text):
                 by_anchor.setdefault(name, []).append(j)
     for j, newer in enumerate(ordered):
@@ -316,6 +319,7 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
 _TOLD = re.compile(r"^\s*(?i:actually|in fact|in fact,? actually|eigentlich|tatsächlich),\s*")
 
 
+@lru_cache(maxsize=16384)
 def _unmarked(text: str) -> str:
     m = CORRECTION.match(text) or _TOLD.match(text)
     if m is None or m.end() >= len(text):
@@ -615,13 +619,15 @@ def _covers(kept: Fact, dropped: Fact) -> bool:
     kt, dt = kept.timed, dropped.timed
     if kt.written_past != dt.written_past or not dt.dates <= kt.dates or kt.currently != dt.currently:
         return False
+    if not facts.covers(kept.text, dropped.text):  # (cached by text: the cheap look first)
+        return False
     # What the dropped line's claims say of someone the kept line's claims say too:
     # "Sam's partner Priya is a teacher" tells her job, not who Sam's partner is.
     said = {_spelt(c.attribute) for c in dropped.claims if c.attribute and not c.attribute.startswith("key:")}
     if said - {_spelt(c.attribute) for c in kept.claims if c.attribute}:
         return False
     # and the guards' count of loss agrees that the kept line still carries it
-    return facts.covers(kept.text, dropped.text) and faithful.supports(kept.text, dropped.unit.text)
+    return faithful.supports(kept.text, dropped.unit.text)
 
 
 def _spelt(attribute: str) -> str:

@@ -91,9 +91,14 @@ _CLOCK = re.compile(r"\b0(\d):(\d\d)\b")
 _NUM_UNIT = re.compile(r"(\d+(?:[.,]\d+)?)\s*(%|€|\$|£|[a-zA-Zäöü]+)\b")
 
 
+@lru_cache(maxsize=16384)
 def _dates_canonical(text: str) -> str:
     """Every absolute date in a line as one token (ISO day or YYYY-MM), its
-    weekday dropped: "on Friday 8 May 2026" = "on 2026-05-08" = "8. Mai 2026"."""
+    weekday dropped: "on Friday 8 May 2026" = "on 2026-05-08" = "8. Mai 2026".
+    (A line with no word of time, most lines, is not searched for dates: the
+    time rules' own first look, as :func:`~.when.resolve_days` takes it.)"""
+    if not when.MAYBE_TIME.search(text):
+        return text
     out, pos = [], 0
     for m in when.find(text, date(2000, 1, 1)):
         if m.relative:

@@ -2299,3 +2299,21 @@ def test_a_key_line_merges_into_the_sentence_that_says_it_in_another_spelling() 
              unit(2, "Favourite colour: teal", "2026-05-05T09:00Z", "USER.md")]
     plan = derive(units, {}, Settings(at("2026-05-06T02:00Z"), when.zone(None), frozenset({"mia"})))
     assert plan.files["USER.md"] == [("Mia's favourite colour is teal.", ["e1", "e2"])]
+
+
+# A price without a currency, by its cents and what it is per ("19.99/mo"), and a drug's name cut
+# short ("Ibu", "Diclo"), are a record's values too (the fifth blind set: "Netflix Premium
+# 19.99/mo" stayed beside "Netflix raised to 21.99 per month").
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    ("Netflix Premium 19.99/mo", "Netflix raised to 21.99 per month", "update"),
+    ("Disney+ 8.99/mo", "Disney+ now 9.99 a month", "update"),
+    ("Gym: 29.90/month", "Gym now 34.90 per month", "update"),
+    ("Mum: Diclofenac gel 2 g three times a day", "Mum: Diclo now 4 g twice a day", "update"),
+    ("Spotify Family 17.99/month", "Netflix now 21.99 per month", "coexist"),
+    ("Netflix Premium 19.99/mo", "Spotify raised to 12.99 per month", "coexist"),
+    ("Ibuprofen 400 mg as needed", "Paracetamol now 500 mg", "coexist"),
+    ("Gym 29.90/month", "Sam now pays 2 per day for parking", "coexist"),
+])
+def test_a_price_per_month_and_a_drug_cut_short_are_values(older: str, newer: str,
+                                                           expected: str) -> None:
+    assert slots.is_update(older, newer) == expected

@@ -302,7 +302,9 @@ def values(text: str, start: int = 0, end: int | None = None) -> list[Value]:
         currency = bool(m.group("a") or m.group("cur"))
         rate = bool(m.group("rate"))
         rent = re.match(r"\s*(?:warm|kalt|cold)\b", span[m.end():], re.I)
-        if not (currency or rate or rent or (k and _MONEY_NOUNS.search(span))):
+        # a price by its cents and what it is per, without a currency: "19.99/mo", "21.99 per month"
+        priced = bool(re.search(r"[.,]\d\d$", amount) and _PER.match(span[m.end():]))
+        if not (currency or rate or rent or priced or (k and _MONEY_NOUNS.search(span))):
             continue
         if re.match(r"[.,]?\d", span[m.end():m.end() + 2]) or \
                 re.match(r"\s*(?:mg|kg|ml|km|%)", span[m.end():]):
@@ -528,9 +530,17 @@ def _same_kind(old: Value, new: Value) -> bool:
     if old.kind == "money":
         return (not old.unit or not new.unit or old.unit == new.unit) and \
             (not old.quality or not new.quality or old.quality == new.quality)
-    if old.kind in ("dose", "level"):
+    if old.kind == "dose":
+        return old.unit == new.unit or _short_for(old.unit, new.unit)
+    if old.kind == "level":
         return old.unit == new.unit
     return True
+
+
+def _short_for(a: str, b: str) -> bool:
+    """Whether one drug's name is the other's, cut short ("Ibu" for Ibuprofen, "Diclo")."""
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 3 and long_ != short and long_.startswith(short)
 
 
 def _attribute_named(older: str, flds: tuple[Field, ...], head_end: int, k: int, old: Value,
@@ -539,7 +549,7 @@ def _attribute_named(older: str, flds: tuple[Field, ...], head_end: int, k: int,
     pool = _tokens(newer)
     f = flds[k]
     if old.kind == "dose":
-        return _known(old.unit, {new.unit}) if new.unit else False
+        return (_known(old.unit, {new.unit}) or _short_for(old.unit, new.unit)) if new.unit else False
     if old.kind == "stage":
         return True
     if old.kind == "rating":  # the topic: "weak on quadratics" / "quadratics much better"

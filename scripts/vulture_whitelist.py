@@ -40,7 +40,7 @@ _._ago, _._uebermorgen
 _._vorgestern, _._morgen, _._gestern, _._heute, _._naechste, _._wochentag, _._in_n_de, _._vor_n
 _._dm_en, _._md_en, _._dm_de, _._dm_numeric, _._in_month, _._the_nth, _._the_weekend
 _._end_of, _._ende, _._last_night, _._weekday_at, _._week_after_next, _._weekday_terse
-_._wochentag_kurz
+_._wochentag_kurz, _._weekday_of_week, _._wochentag_der_woche
 # kairos serve: click registers the command; asdict reads the key's fields;
 # the client's methods are its API (tests call them).
 _.list_keys, _.issued_by, _.revoked_by, _.show_dream

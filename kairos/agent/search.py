@@ -42,7 +42,11 @@ read side).  A search:
    found, and a result moves above an
    older one of the same file about the same thing (it holds every word of
    the query the older holds, and nearly the same words or a word besides:
-   :func:`_same_subject`);
+   :func:`_same_subject`) — and, when the query does not ask about the
+   past, above an older one it is a later version of: the same measure
+   again of the same named thing, a changed value, a later year of the
+   date asked for (:func:`_later_version`; asked for what is true now, such
+   a line is brought in when the query missed it);
 6. breaks ties current before history, newer before older.
 """
 
@@ -148,6 +152,14 @@ aktueller aktuelles derzeit momentan zurzeit mittlerweile""".split())
 # these days"): their words are not looked for either ("days").
 NOW_PHRASE = re.compile(r"\b(?:these\s+days|at\s+the\s+moment|right\s+now|at\s+present|"
                         r"im\s+moment|zur\s+zeit|heutzutage)\b", re.I)
+# Words that ask about the past ("what was …", "where did she live before",
+# "früher"): then a newer version of a fact is no better an answer than the
+# one it replaced, and :func:`_later_version` does not move it up.  ("was"
+# and "war" in their own language only: German "was" is "what".)
+PAST_EN = re.compile(r"\b(?:was|were|did|used\s+to|previous(?:ly)?|former(?:ly)?|original(?:ly)?|"
+                     r"earlier|before|(?<!how\s)old)\b", re.I)
+PAST_DE = re.compile(r"\b(?:war|waren|hatte|hatten|früher|damals|vorher|ursprünglich|"
+                     r"bisherige[nmrs]?|alte[nmrs]?|vorige[nmrs]?)\b", re.I)
 LATEST = frozenset("""latest newest recent recently last neueste neuesten neuester neuestes
 letzte letzten letzter letztes jüngste jüngsten""".split())
 _NOT_LATEST = re.compile(r"\b(?:last|letzte[nrs]?)\s+(?:name|names|nachname|vorname|week|weekend|"
@@ -257,6 +269,12 @@ class Search:
         words = [w for w in words if w not in NOW and w not in phrased
                  and not (latest and w in LATEST)] or words
         now = bool(now) or latest  # "now", "these days": a newer line that says it changed first
+        # Not asked about the past: a later version of the same measure of the
+        # same thing ranks above the older (:func:`_later_version`); judged
+        # by the words asked (and which of them are names: capitalised in an
+        # English question), not only by those looked for besides.
+        state = None if _asks_past(query) else (tuple(words), frozenset() if _german(query) else frozenset(
+            _stem(w.casefold()) for w in WORD.findall(query) if w[0].isupper()))
         found = index.lexical(scope, words, DEPTH)
         # A word that found nothing is looked for in its other forms too
         # ("going": went, "goose": geese) and spellings ("Muenchen": München);
@@ -355,7 +373,7 @@ class Search:
             except EmbedderUnavailable as e:
                 note = f"semantic search unavailable, lexical results only: {e}"
         docs = self._rank(index, scope, rankings, words, latest, now,
-                          who=bool(WHO_ASKS.match(query)))
+                          who=bool(WHO_ASKS.match(query)), state=state)
         hits = [self._hit(d, score, words, include_retracted, kinds) for d, score in docs[:limit]]
         return SearchResult(said_as_asked, hits, mode, note)
 
@@ -364,7 +382,9 @@ class Search:
     def _rank(index: SearchIndex, scope: SearchScope,
               rankings: Sequence[tuple[float, list[Doc]]],
               words: Sequence[str], latest: bool = False,
-              now: bool = False, who: bool = False) -> list[tuple[Doc, float]]:
+              now: bool = False, who: bool = False,
+              state: tuple[Sequence[str], AbstractSet[str]] | None = None
+              ) -> list[tuple[Doc, float]]:
         best: dict[str, Doc] = {}  # one document per text: a current line over history
         scores: dict[str, float] = {}
         # A topic file's pointer ("More in topics/sport.md.") is no fact: the
@@ -486,6 +506,11 @@ class Search:
                 best.setdefault(found_key, found)
                 scores[found_key] = max(scores.get(found_key, 0.0), scores[key])
                 replaced_by[id(best[key])] = best[found_key]
+        wanted = None
+        if state is not None:  # a word in a third of the pair's lines is a name too ("Bruno")
+            held_by = Counter(s for line in lines for s in _stems(line.text) & asked)
+            wanted = _Asked.of(state[0], state[1] | {
+                s for s, n in held_by.items() if n > max(2, len(lines) // COMMON)}, words, user_stem)
         if now or latest:
             # Asked for what is true now: a newer line of a found line's file
             # that says it changed what the found one says ("Sessions moved
@@ -498,6 +523,10 @@ class Search:
                 if not in_lines and any(d.file == best[key].file for d in changes):
                     in_lines.update(w for line in lines for w in _stems(line.text))
                 change = _changed_since(best[key], changes, len(lines), in_lines)
+                if change is None and wanted is not None:
+                    # ... or that gives the same measure again ("Bruno 49,0 kg beim
+                    # Wiegen" after "Gewicht Bruno 51,2 kg")
+                    change = _measured_again(best[key], lines, wanted)
                 if change is not None:  # (found already, it rises to the older one)
                     best.setdefault(text_key(change.text), change)
                     scores[text_key(change.text)] = max(scores.get(text_key(change.text), 0.0),
@@ -510,7 +539,8 @@ class Search:
                 old.text, lines, frequency), topic),
             lambda old, line: written[line.file, line.position] == 1 and (
                 in_file[line.file] == 1 or not _partly(old, line, topic)))
-        return _replacements_first(ranked, words, user=scope.user, latest=latest, now=now)
+        return _replacements_first(ranked, words, user=scope.user, latest=latest, now=now,
+                                   state=wanted)
 
     @staticmethod
     def _hit(doc: Doc, score: float, words: list[str], auditor: bool,
@@ -689,6 +719,203 @@ def _says_changed(text: str) -> bool:
     """Whether a line says it changed something (:data:`CHANGED`; kept: a
     pair's lines come back search after search)."""
     return CHANGED.search(text) is not None
+
+
+def _german(query: str) -> bool:
+    """Whether a query reads as German (as :func:`words_of` judges it)."""
+    return any(w in GERMAN_MARKS or any(c in "äöüß" for c in w) for w in WORD.findall(query.casefold()))
+
+
+def _asks_past(query: str) -> bool:
+    """Whether a query asks about the past (:data:`PAST_EN`, :data:`PAST_DE`,
+    each in its own language)."""
+    return bool((PAST_DE if _german(query) else PAST_EN).search(query))
+
+
+# A number and its unit ("51,2 kg", "3 IU", "135°", "800 ms", "4 colonies",
+# "12/day"), or a currency before it ("€0.14"); not a piece of a date, a time
+# or a ratio ("12.03.2023", "7:30", "3:2").
+_QUANTITY = re.compile(r"(?<![\w.,:/€$£-])(\d+(?:[.,]\d+)?)(?![.,:/]?\d)\s?(/\s?[^\W\d_]+|%|°|€|\$|£|"
+                       r"[^\W\d_]{1,15})")
+_PRICE = re.compile(r"([€$£])\s?(\d+(?:[.,]\d+)?)(?![.,:/]?\d)")
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_UNITS = {"eur": "€", "euro": "€", "euros": "€", "usd": "$", "dollar": "$", "dollars": "$",
+          "gbp": "£", "pound": "£", "pounds": "£", "grad": "°", "degree": "°", "degrees": "°",
+          "prozent": "%", "percent": "%", "kilo": "kg", "kilos": "kg", "wk": "week", "wks": "week"}
+# Words after a number that are no unit of it ("3 per day", "2 x", "500 from July").
+# (Nor a time of day: "10 Uhr" and "15 Uhr" are two appointments, not one measure.)
+_NO_UNIT = STOP_EN | STOP_DE | frozenset("per pro x mal bis ab ca and und or oder uhr am pm h".split())
+# Of the words that say a line changed, those that say a value changed (not
+# "new", "now" or "left", which a line says of many things).
+_CHANGED_VALUE = re.compile(r"\b(?:changed|moved|switched|updated|replaced|ersetzt|slipped|postponed|"
+                            r"delayed|rescheduled|raised|increased|lowered|reduced|erhöht|gesenkt|"
+                            r"verschoben|verlegt|geändert|umgezogen|gewechselt|umgestellt)\b", re.I)
+_POSSESSOR = re.compile(r"\b([A-ZÄÖÜ][a-zäöüß]+)(?:'s|’s)")  # "Lena's weight"
+
+
+@functools.lru_cache(maxsize=16384)
+def _measures(text: str) -> tuple[tuple[str, float], ...]:
+    """The quantities a line gives, as (unit, value): the unit stemmed, or
+    its symbol (:data:`_UNITS`: "EUR" is €, "degrees" °)."""
+    out = []
+    for number, unit in _QUANTITY.findall(text):
+        unit = unit.casefold().replace(" ", "")
+        if unit.strip("/") in _NO_UNIT or unit.strip("/") in _CALENDAR or _stem(unit) in _CALENDAR:
+            continue
+        unit = _UNITS.get(unit, unit if len(unit) == 1 else _stem(unit))
+        out.append((unit, _value(number)))
+    out += [(symbol, _value(number)) for symbol, number in _PRICE.findall(text)]
+    return tuple(out)
+
+
+def _value(number: str) -> float:
+    """A number as written: a point or comma before three digits separates
+    thousands ("1.020 €", "€2,400"), else it is the decimal one ("51,2")."""
+    whole, _, part = number.replace(",", ".").partition(".")
+    if len(part) == 3 and whole != "0":
+        return float(whole + part)
+    return float(number.replace(",", "."))
+
+
+def _same_measure(old_text: str, new_text: str) -> bool:
+    """Whether two lines give a quantity in the same unit, of a like size
+    (within a factor of two: "51,2 kg" and "49,0 kg" are a dog's weight
+    twice, "31 kg" and "12 kg" a weight and a bag of food)."""
+    new = _measures(new_text)
+    return any(unit == u and 0 < min(value, v) and max(value, v) <= 2 * min(value, v)
+               for unit, value in _measures(old_text) for u, v in new)
+
+
+def _capitalised(text: str) -> frozenset[str]:
+    """The stems of a line's capitalised words that may name a thing ("Bruno",
+    "Pixel"): not days or months, stop words, the words of a change, nor a
+    unit ("IU")."""
+    units = {u for u, _ in _measures(text)}
+    return frozenset(s for w in WORD.findall(text) if w[0].isupper()
+                     and (s := _stem(w)) not in _CALENDAR and w.casefold() not in STOP_EN | STOP_DE
+                     and not CHANGED.fullmatch(w) and w.casefold() not in NOW and s not in units)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Asked:
+    """What a question that does not ask about the past asks, for
+    :func:`_later_version`: its own ``words`` (each as plain word and stem),
+    the stems of the ``names`` among them (the user's, those capitalised in
+    an English question, and those a third of the pair's lines hold: the
+    dog every line is about), and the ``topic``: every word looked for
+    (other forms, the other language's: "gewicht" for "weight") that is no
+    name."""
+
+    words: tuple[tuple[str, str], ...]
+    names: frozenset[str]
+    topic: tuple[tuple[str, str], ...]
+    me: str  # the user's name, stemmed
+
+    @classmethod
+    def of(cls, asked: Sequence[str], names: AbstractSet[str], looked_for: Sequence[str],
+           me: str) -> _Asked:
+        topic = [(_plain(w), _stem(w)) for w in dict.fromkeys([*asked, *looked_for])]
+        names = frozenset(names) | {me}
+        return cls(tuple((_plain(w), _stem(w)) for w in asked), names,
+                   tuple(w for w in topic if w[1] not in names), me)
+
+
+def _held(old: Sequence[str], new: Sequence[str], want: tuple[str, str]) -> bool:
+    """Whether a newer line holds an asked word as the older does: the word
+    the older holds, or a longer one that holds it ("Caninsulin" for
+    "insulin"), or the first part of it, hyphenated ("Tollwut-Auffrischung"
+    for "Tollwutimpfung") — not a part of the older's word ("marathon" is
+    no version of "Halbmarathon")."""
+    mine = [t for t in old if _matches(t, [want])]
+    return any(_matches(t, [want]) and any(m == t or _stem(m) == _stem(t) or m in t for m in mine)
+               or any(len(t) >= 5 and m != t and m.startswith(t) for m in mine) for t in new)
+
+
+def _later_version(old_text: str, new_text: str, asked: _Asked) -> bool:
+    """Whether a newer line of a file, for a question that does not ask
+    about the past, is a later version of what an older one answered.  The
+    older holds a word of the question that is no name (``asked.topic``:
+    a line that holds only the dog's name answers nothing of "Bruno's food
+    allergy"); the newer holds each name asked that the older holds (not
+    the user's, whom a note need not name), as the older holds it
+    (:func:`_held`), and is about no one else ("Lena's weight", "the
+    neighbours now have …"); and
+
+    - it gives the same measure again (:func:`_same_measure`: "Bruno 49,0
+      kg beim Wiegen" after "Gewicht Bruno 51,2 kg") of the same named
+      thing (a capitalised word in both) or saying it changed ("Now 5
+      colonies" after "Apiary: 4 colonies"), does not begin with a name the
+      older lacks ("Lena weighs 61 kg" after "Sam weighs 82 kg"), and it
+      holds the older's words
+      of the question, or says it changed, or shares another word with it
+      ("Diät"): "Bruno's treats: 200 g" is no version of "Bruno's food:
+      300 g"; or
+    - it holds every word of the question the older holds, and says a
+      value changed ("Venue changed – the wedding is now at …") sharing
+      another word with it — the asked word alone, in a line that changed
+      something else, is no link — or gives a later year of a date the
+      older gives ("nächste fällig 03/2029" after "Auffrischung fällig im
+      März 2026")."""
+    old_tokens, new_tokens = _tokens(old_text), _tokens(new_text)
+    topic = [w for w in asked.topic if _holds(old_tokens, w)]
+    if not topic:
+        return False
+    held = [w for w in asked.words if w[1] != asked.me and _holds(old_tokens, w)]
+    if not all(_held(old_tokens, new_tokens, w) for w in held if w[1] in asked.names):
+        return False
+    if _someone_new(old_text, new_text):
+        return False
+    on_topic = all(_held(old_tokens, new_tokens, w) for w in [*held, *topic])
+    changed = _says_changed(new_text)
+    shared = {w for w in (_stems(old_text) & _stems(new_text)) - {s for _, s in [*held, *topic]}
+              - asked.names - {u for u, _ in _measures(old_text)}
+              if len(w) >= 2 and not CHANGED.fullmatch(w)}
+    if _same_measure(old_text, new_text):
+        return (bool(_capitalised(old_text) & _capitalised(new_text)) or changed) and (
+            on_topic or changed or any(not w.isdigit() for w in shared)) and not _named_first(
+            old_text, new_text)
+    if not on_topic:
+        return False
+    if _CHANGED_VALUE.search(new_text):
+        return bool(shared)
+    years, new_years = _YEAR.findall(old_text), _YEAR.findall(new_text)
+    return bool(years and new_years and max(new_years) > max(years))
+
+
+def _someone_new(old_text: str, new_text: str) -> bool:
+    """Whether a newer line is about someone the older is not: another's
+    thing ("Lena's weight now 62 kg" after "Sam's weight: 80 kg"), or a
+    relative or neighbour the older does not name ("The neighbours now have
+    7 hens")."""
+    old = _words(old_text)
+    if {_stem(p.casefold()) for p in _POSSESSOR.findall(new_text)} - old:
+        return True
+    return bool((_words(new_text) - old) & _RELATION_STEMS)
+
+
+def _named_first(old_text: str, new_text: str) -> bool:
+    """Whether a newer line begins with a capitalised word the older lacks
+    ("Lena weighs 61 kg" after "Sam weighs 82 kg") — not a word of when, of
+    a change, or a tag ("Now 5 colonies", "Update: …"), nor in a German
+    line, which capitalises every noun ("Vermieter hat erhöht")."""
+    if _german(new_text):
+        return False
+    old = _words(old_text)
+    first = next(iter(WORD.findall(_TAG.sub("", new_text, count=1))), "")
+    folded = first.casefold()
+    return bool(first) and first[0].isupper() and _stem(folded) not in old and not (
+        folded in STOP_EN | STOP_DE | _LEADING | NOW or CHANGED.fullmatch(first)
+        or _stem(folded) in _CALENDAR)
+
+
+def _measured_again(old: Doc, lines: Sequence[Doc], asked: _Asked) -> Doc | None:
+    """The newest line of a found line's file, newer than it, that is a later
+    version of it (:func:`_later_version`) — or None."""
+    if not _measures(old.text):
+        return None
+    return next((d for d in sorted(lines, key=lambda d: -d.position)
+                 if d.file == old.file and d.position > old.position
+                 and _later_version(old.text, d.text, asked)), None)
 
 
 def _linked(old: Doc, new: Doc, telling: set[str], topic: AbstractSet[str]) -> bool:
@@ -909,7 +1136,9 @@ def _below_replacements(ranked: list[tuple[Doc, float]], superseded: set[int],
 
 def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
                         depth: int = 20, user: str | None = None,
-                        latest: bool = False, now: bool = False) -> list[tuple[Doc, float]]:
+                        latest: bool = False, now: bool = False,
+                        state: _Asked | None = None
+                        ) -> list[tuple[Doc, float]]:
     """Move a result above an older one of the same file that is about the
     same thing (:func:`_same_subject`): the likely replacement of a fact
     above the fact it replaced ("standup at 09:45" → "standup moved to
@@ -951,12 +1180,24 @@ def _replacements_first(ranked: list[tuple[Doc, float]], words: Sequence[str],
                          or _same_subject(stems[i], new_stems, topic, old.text, new.text, common,
                                           me)
                          or _new_in_other_words(old.text, new.text, stems[i], new_stems, kin,
-                                                asked, user, kind_of))):
+                                                asked, user, kind_of)
+                         or (state is not None and _later_version(old.text, new.text, state)
+                             and not _newer_between(top, i, j)))):
                 moved, moved_stems = top.pop(j), stems.pop(j)
                 top.insert(i, (moved[0], top[i][1]))
                 stems.insert(i, moved_stems)
                 break
     return top + list(ranked[depth:])
+
+
+def _newer_between(top: Sequence[tuple[Doc, float]], i: int, j: int) -> bool:
+    """Whether a line ranked between an older one (``i``) and its later
+    version (``j``) is newer still, of the same file, giving the same
+    measure: the third version of a deal's value, already above the second,
+    which must not pass it on its way up."""
+    new = top[j][0]
+    return any(d.file == new.file and d.position > new.position and _same_measure(new.text, d.text)
+               for d, _ in top[i + 1:j])
 
 
 def _newer_of(old: frozenset[str], new: frozenset[str], topic: AbstractSet[str]) -> bool:

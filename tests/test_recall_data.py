@@ -186,7 +186,7 @@ def test_runner_refuses_nothing_and_reports_errors(loaded: Any) -> None:
 # (tests/data/recall/README.md).  Words-only search (the embedder is off in the
 # tests): never a leak, and no worse than this round left each set.
 BLIND = [("dataset.json", 0.85, 0.82), ("blind1.json", 0.95, 0.91), ("blind2.json", 0.97, 0.95),
-         ("blind3.json", 0.92, 0.89), ("blind4.json", 0.94, 0.90), ("blind5.json", 0.80, 0.72)]
+         ("blind3.json", 0.92, 0.89), ("blind4.json", 0.94, 0.90), ("blind5.json", 0.86, 0.78)]
 
 
 @pytest.mark.parametrize(("name", "recall", "mrr"), BLIND)

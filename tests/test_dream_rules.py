@@ -2317,3 +2317,36 @@ def test_a_key_line_merges_into_the_sentence_that_says_it_in_another_spelling() 
 def test_a_price_per_month_and_a_drug_cut_short_are_values(older: str, newer: str,
                                                            expected: str) -> None:
     assert slots.is_update(older, newer) == expected
+
+
+# A week's slot is a record's value: the days an activity comes back on and its time ("Frida
+# Handball dienstags 17:00" -> "Handball Frida jetzt donnerstags 17:30" stayed beside it: the
+# fifth blind set).  The activity must be named by two of its words: "Sam piano lesson" is not
+# "Sam swimming".
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    ("Frida Handball dienstags 17:00", "Handball Frida jetzt donnerstags 17:30, Halle gewechselt",
+     "update"),
+    ("Sam piano lesson Tuesdays 4pm", "Sam piano lesson now Thursdays 5pm", "update"),
+    ("Gym: Mon/Wed 7am", "Gym now Tue/Thu 7am", "update"),
+    ("Lena swimming every Tuesday at 16:00", "Lena swimming moved to Thursdays 16:00", "update"),
+    ("Sam piano lesson Tuesdays 4pm", "Sam swimming now Thursdays 5pm", "coexist"),
+    ("Sam piano lesson Tuesdays 4pm", "Lena piano lesson now Thursdays 5pm", "coexist"),
+    ("Frida Handball dienstags 17:00", "Frida Schwimmen jetzt donnerstags 17:30", "coexist"),
+    ("Yoga Tuesdays 18:00", "Yoga this Tuesday cancelled", "coexist"),
+    ("Yoga Tuesdays 18:00", "Yoga now also Thursdays 18:00", "coexist"),
+    ("Bin collection: Tuesdays", "Recycling now collected on Thursdays", "coexist"),
+])
+def test_a_weeks_slot_changed_is_an_update(older: str, newer: str, expected: str) -> None:
+    assert slots.is_update(older, newer) == expected
+
+
+@pytest.mark.parametrize(("text", "slot"), [
+    ("Frida Handball dienstags 17:00", "tu@17:00"), ("Sam piano lesson Tuesdays 4pm", "tu@16:00"),
+    ("Physio Mo+Do 7:30 bei Carla", "mo,th@07:30"), ("every Tuesday at 4pm", "tu@16:00"),
+    ("Tue/Thu 18:00 yoga", "tu,th@18:00"), ("Carla sessions Mon & Thu 7:30", "mo,th@07:30"),
+    ("on Tuesday", None), ("Do it now", None), ("see you Sat", None),
+])
+def test_the_slot_a_line_names(text: str, slot: str | None) -> None:
+    from kairos.dream.distill import records
+    found = [v.amount for v in records.values(text) if v.kind == "slot"]
+    assert found == ([slot] if slot else [])

@@ -228,7 +228,7 @@ def _no_change(newer: str) -> bool:
 
 @dataclass(frozen=True)
 class Value:
-    kind: str  # money, dose, level, often, stage, rating
+    kind: str  # money, dose, level, often, stage, rating, slot
     amount: str  # normalised
     start: int
     end: int
@@ -277,6 +277,17 @@ _RATING = {"weak": 0, "poor": 0, "bad": 0, "struggling": 0, "struggles": 0, "sha
            "confident": 4, "secure": 4, "great": 4, "excellent": 4, "schwach": 0, "schlecht": 0,
            "unsicher": 1, "wackelig": 1, "gut": 3, "besser": 3, "sicher": 4, "stark": 4}
 _RATING_RE = re.compile(r"\b(" + "|".join(_RATING) + r")\b", re.I)
+# A week's slot: the days an activity comes back on, and its clock time ("Tuesdays 16:00",
+# "dienstags 17 Uhr", "every Tuesday at 4pm", "Mo+Do 7:30", "Tue/Thu") — not one day.
+_DAYS = ("mon|tue|wed|thu|fri|sat|sun", "mo|di|mi|do|fr|sa|so")
+_DAY = (r"(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|"
+        r"montags?|dienstags?|mittwochs?|donnerstags?|freitags?|samstags?|sonntags?|"
+        r"mon|tues?|wed|thu(?:rs?)?|fri|sat|sun|mo|di|mi|do|fr|sa|so)\.?")
+_JOINED = r"\s*(?:/|\+|&|,|and|und)\s*"
+_SLOT = re.compile(rf"\b(?:(every|jeden|on|am)\s+)?({_DAY}(?:{_JOINED}{_DAY})*)\b"
+                   r"(?:\s*(?:at|um|@|,)?\s*(\d{1,2})(?:[:.](\d\d))?\s*(am|pm|h\b|uhr)?)?", re.I)
+_DAY_ORDER = ["mo", "tu", "we", "th", "fr", "sa", "su"]
+_DE_DAY = {"mo": "mo", "di": "tu", "mi": "we", "do": "th", "fr": "fr", "sa": "sa", "so": "su"}
 
 
 def _number(text: str, k: bool = False) -> str:
@@ -337,7 +348,30 @@ def values(text: str, start: int = 0, end: int | None = None) -> list[Value]:
                              start + m.end()))
     for m in _RATING_RE.finditer(span):
         out.append(Value("rating", str(_RATING[m.group(1).lower()]), start + m.start(), start + m.end()))
+    for m in _SLOT.finditer(span):
+        slot = _slot(m)
+        if slot:
+            out.append(Value("slot", slot, start + m.start(), start + m.end()))
     return out
+
+
+def _slot(m: re.Match[str]) -> str | None:
+    """A week's slot as "tu,th@17:00"; None when the days are one day, not a
+    habit ("on Tuesday"), or a short day name stands alone without a time."""
+    names = [d.lower().rstrip(".") for d in re.split(_JOINED, m.group(2), flags=re.I) if d.strip()]
+    plural = any(n.endswith("s") and len(n) > 3 for n in names)  # "Tuesdays", "dienstags"
+    if not (plural or len(names) > 1 or m.group(1) and m.group(1).lower() in ("every", "jeden")):
+        return None
+    if len(names) == 1 and len(names[0]) <= 3 and not m.group(3):
+        return None  # "do", "so", "sat" alone are words as often as days
+    german = {n for n in names if len(n) <= 3 and n[:2] in _DE_DAY and n[:2] not in ("mo", "fr", "sa")}
+    days = sorted({_DE_DAY[n[:2]] if n in german or n[:2] in ("di", "mi", "do") else n[:2]
+                   for n in names}, key=_DAY_ORDER.index)
+    clock = ""
+    if m.group(3):
+        hour = int(m.group(3)) + (12 if (m.group(5) or "").lower() == "pm" and int(m.group(3)) < 12 else 0)
+        clock = f"@{hour:02d}:{m.group(4) or '00'}"
+    return ",".join(days) + clock
 
 
 _LEVEL_KIND = {"klasse": "year", "stufe": "level", "note": "grade"}
@@ -552,6 +586,10 @@ def _attribute_named(older: str, flds: tuple[Field, ...], head_end: int, k: int,
         return (_known(old.unit, {new.unit}) or _short_for(old.unit, new.unit)) if new.unit else False
     if old.kind == "stage":
         return True
+    if old.kind == "slot":  # the week's slot of the thing the line names: two of its words
+        head = older[:head_end].rstrip(" :=-–>→")  # ("Sam piano lesson" is not "Sam swimming")
+        named = _label(older, old.start, 3) or _label(head, len(head), 3)
+        return bool(named) and sum(_known(w, pool) for w in named) >= min(2, len(named))
     if old.kind == "rating":  # the topic: "weak on quadratics" / "quadratics much better"
         topic = [w for w in _label(older, old.start, 3) + _after(older, old.end)
                  if w not in _RATING and w not in names(older)]
@@ -579,7 +617,7 @@ def _after(text: str, end: int) -> list[str]:
 def _new_label_known(older: str, newer: str, new: Value) -> bool:
     """Whether what the newer names its value by is known to the older line
     ("house blend now 21 EUR/kg" of the house blend, not the espresso)."""
-    if new.kind in ("stage", "often", "rating"):
+    if new.kind in ("stage", "often", "rating", "slot"):
         return True
     pool = _tokens(older) | {"gp", "doctor", "arzt", "dr", "landlord", "vermieter", "hausverwaltung",
                              "price", "prices", "preis", "preise", "rate", "satz", "value", "wert"}

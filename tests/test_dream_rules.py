@@ -2345,6 +2345,8 @@ def test_a_weeks_slot_changed_is_an_update(older: str, newer: str, expected: str
     ("Physio Mo+Do 7:30 bei Carla", "mo,th@07:30"), ("every Tuesday at 4pm", "tu@16:00"),
     ("Tue/Thu 18:00 yoga", "tu,th@18:00"), ("Carla sessions Mon & Thu 7:30", "mo,th@07:30"),
     ("on Tuesday", None), ("Do it now", None), ("see you Sat", None),
+    ("Lena cycles to the gym on Sundays", "su"), ("Mondays and Thursdays", "mo,th"),
+    ("montags und donnerstags 18 Uhr", "mo,th@18:00"),
 ])
 def test_the_slot_a_line_names(text: str, slot: str | None) -> None:
     from kairos.dream.distill import records

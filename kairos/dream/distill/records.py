@@ -283,7 +283,7 @@ _DAYS = ("mon|tue|wed|thu|fri|sat|sun", "mo|di|mi|do|fr|sa|so")
 _DAY = (r"(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|"
         r"montags?|dienstags?|mittwochs?|donnerstags?|freitags?|samstags?|sonntags?|"
         r"mon|tues?|wed|thu(?:rs?)?|fri|sat|sun|mo|di|mi|do|fr|sa|so)\.?")
-_JOINED = r"\s*(?:/|\+|&|,|and|und)\s*"
+_JOINED = r"\s*(?:/|\+|&|,|\band\b|\bund\b)\s*"  # ("und" is in "Sundays")
 _SLOT = re.compile(rf"\b(?:(every|jeden|on|am)\s+)?({_DAY}(?:{_JOINED}{_DAY})*)\b"
                    r"(?:\s*(?:at|um|@|,)?\s*(\d{1,2})(?:[:.](\d\d))?\s*(am|pm|h\b|uhr)?)?", re.I)
 _DAY_ORDER = ["mo", "tu", "we", "th", "fr", "sa", "su"]

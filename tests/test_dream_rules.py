@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kairos.dream.distill import facts, faithful, slots, tense, when
 from kairos.dream.distill.derive import Settings, Unit, derive, read_all
@@ -2352,3 +2354,20 @@ def test_the_slot_a_line_names(text: str, slot: str | None) -> None:
     from kairos.dream.distill import records
     found = [v.amount for v in records.values(text) if v.kind == "slot"]
     assert found == ([slot] if slot else [])
+
+
+_PIECES = ["Sundays", "und", "and", "So", "Mo+Do", "dienstags", "Tue/Thu", "17:00", "4pm", "every",
+           "jeden", "Rent:", "950 €", "19.99/mo", "now", "jetzt", "Ibu", "600 mg", "Dr.", "Sam", ",", ";",
+           "-", "->", "(", ")", "2A", "Year 3", "stage", "=", "left", "new", "ab Mai", "x"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=12),
+       st.lists(st.sampled_from(_PIECES), min_size=1, max_size=12))
+def test_reading_records_never_raises(older: list[str], newer: list[str]) -> None:
+    """A dream runs the record rules on every line of every pair: whatever the
+    words, they answer (an error there fails the pair's dream every night)."""
+    from kairos.dream.distill import records
+    a, b = " ".join(older), " ".join(newer)
+    records.values(a)
+    records.revalued(a, b)
+    assert slots.is_update(a, b) in ("update", "coexist")

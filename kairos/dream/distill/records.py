@@ -364,9 +364,11 @@ def _slot(m: re.Match[str]) -> str | None:
         return None
     if len(names) == 1 and len(names[0]) <= 3 and not m.group(3):
         return None  # "do", "so", "sat" alone are words as often as days
-    german = {n for n in names if len(n) <= 3 and n[:2] in _DE_DAY and n[:2] not in ("mo", "fr", "sa")}
-    days = sorted({_DE_DAY[n[:2]] if n in german or n[:2] in ("di", "mi", "do") else n[:2]
-                   for n in names}, key=_DAY_ORDER.index)
+    codes = {_DE_DAY[n[:2]] if n[:2] in ("di", "mi", "do") or n in ("so", "son", "sonntag", "sonntags")
+             else n[:2] for n in names}
+    days = sorted(codes & set(_DAY_ORDER), key=_DAY_ORDER.index)  # (never a word it cannot place)
+    if not days:
+        return None
     clock = ""
     if m.group(3):
         hour = int(m.group(3)) + (12 if (m.group(5) or "").lower() == "pm" and int(m.group(3)) < 12 else 0)

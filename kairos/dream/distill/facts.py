@@ -111,17 +111,21 @@ def _dates_canonical(text: str) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=16384)
-def normalize(text: str) -> tuple[str, ...]:
-    """The tokens two lines must share to count as the same fact."""
-    t = _dates_canonical(text)
-    t = _CLOCK.sub(r"\1:\2", t)
+def _canonical(text: str) -> str:
+    """A line with its dates, clock times and units in one spelling each
+    ("9:30", "5km", "2026-05-08"): what normalize and telling both compare."""
 
     def unit(m: re.Match[str]) -> str:
         u = UNITS.get(m.group(2).lower())
         return f"{m.group(1).replace(',', '.')}{u}" if u else m.group(0)
 
-    t = _NUM_UNIT.sub(unit, t)
+    return _NUM_UNIT.sub(unit, _CLOCK.sub(r"\1:\2", _dates_canonical(text)))
+
+
+@lru_cache(maxsize=16384)
+def normalize(text: str) -> tuple[str, ...]:
+    """The tokens two lines must share to count as the same fact."""
+    t = _canonical(text)
     out = []
     for w in words(t):
         w = strip_accents(w.lower()).replace("’", "'")
@@ -342,15 +346,7 @@ def telling(text: str) -> Telling:
     phone number's digits joined, a decimal comma, "bed3" as "bed 3", a
     hyphenated word joined ("e-mail"), short forms (:data:`~.words.ALIASES`)."""
     t = _PHONE.sub(_phone, text)
-    t = _DECIMAL_COMMA.sub(r"\1.\2", t)
-    t = _dates_canonical(t)
-    t = _CLOCK.sub(r"\1:\2", t)
-
-    def unit(m: re.Match[str]) -> str:
-        u = UNITS.get(m.group(2).lower())
-        return f"{m.group(1).replace(',', '.')}{u}" if u else m.group(0)
-
-    t = _NUM_UNIT.sub(unit, t)
+    t = _canonical(_DECIMAL_COMMA.sub(r"\1.\2", t))
     out: list[tuple[str, bool]] = []
     owned: list[tuple[str, str]] = []
     owner = None

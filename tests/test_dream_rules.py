@@ -2371,3 +2371,20 @@ def test_reading_records_never_raises(older: list[str], newer: list[str]) -> Non
     records.values(a)
     records.revalued(a, b)
     assert slots.is_update(a, b) in ("update", "coexist")
+
+
+# A profile's key names the record in either language ("Rent: 1,150 € warm" and "Miete jetzt
+# 1.230 € warm" are the user's rent: the record had no name to share), and "gross" is "brutto".
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    ("Rent: 1,150 € warm", "Rent now 1,230 € warm", "update"),
+    ("Rent: 1,150 € warm", "Miete jetzt 1.230 € warm", "update"),
+    ("Gehalt: 4.200 € brutto", "Salary now 4,500 € gross", "update"),
+    ("Rent: 1,150 € warm", "Sam's rent now 900 € warm", "coexist"),
+    ("Rent: 1,150 € warm", "Parking now 80 € a month", "coexist"),
+    ("Rent: 1,150 € warm", "Miete war früher 1.050 € warm", "coexist"),
+    ("Rent: 900 € kalt", "Rent now 1,100 € warm", "coexist"),
+    ("Salary: 52k", "might get a raise to 55k", "coexist"),
+])
+def test_a_profile_key_names_its_record_in_either_language(older: str, newer: str,
+                                                          expected: str) -> None:
+    assert slots.is_update(older, newer) == expected

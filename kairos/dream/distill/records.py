@@ -328,7 +328,7 @@ def values(text: str, start: int = 0, end: int | None = None) -> list[Value]:
         if not per and adverb:
             per = _ADVERB_PER.get(adverb.group(1).lower().rstrip("."), "")
         quality = _QUALITY.search(span)
-        q = _QUALITY_WORD.get(quality.group(1).lower(), quality.group(1).lower()[:4]) if quality else ""
+        q = _QUALITY_WORD.get(quality.group(1).lower(), quality.group(1).lower())[:4] if quality else ""
         out.append(Value("money", _number(amount, k), start + m.start(), start + m.end(), per, q))
     for m in _DOSE.finditer(span):
         before = [w for w in words(span[:m.start()]) if _low(w) not in STOP and not _CHANGED.fullmatch(w)
@@ -625,6 +625,9 @@ def _new_label_known(older: str, newer: str, new: Value) -> bool:
                              "price", "prices", "preis", "preise", "rate", "satz", "value", "wert"}
     if new.kind == "level":
         pool |= {"reading", "maths", "math"} & _tokens(older)
+    key = _key_of(older)
+    if key:  # its key in the other language: "Miete" of "Rent"
+        pool |= {w for w, attribute in ATTRIBUTE_NOUNS.items() if attribute == key}
     label = _label(newer, new.start)
     return all(_known(w, pool) or w in _RATING for w in label)
 
@@ -653,7 +656,20 @@ def _anchored(older: str, newer: str, old: Value) -> bool:
         return True
     if old.kind == "dose":
         return True  # the drug, named on both sides (see _attribute_named)
+    if _key_of(older) and _key_of(older) in _keys_named(newer):
+        return True  # a profile's key, in either language: "Rent: 1,150 €" / "Miete jetzt 1.230"
     return bool((names(older) | head_names(older)) & _tokens(newer))
+
+
+def _key_of(text: str) -> str | None:
+    """The attribute a key line is of ("Rent: …", "Miete: …" are the rent)."""
+    head_end, _ = fields(text)
+    return ATTRIBUTE_NOUNS.get(text[:head_end].rstrip(" :=-–>→").strip().lower()) if head_end else None
+
+
+def _keys_named(text: str) -> set[str]:
+    """The attributes a line names by one of their words ("Miete", "rent")."""
+    return {ATTRIBUTE_NOUNS[w] for w in _tokens(text) if w in ATTRIBUTE_NOUNS}
 
 
 def head_names(text: str) -> set[str]:

@@ -354,8 +354,7 @@ def _remainders(live: list[Fact], settings: Settings) -> list[Fact]:
             text = records.remainder(f.unit.text, frozenset(f.cut)) or None
         if text is None:
             continue
-        f.remainder = read(replace(f.unit, text=text), settings)
-        f.remainder.members = [replace(u, text=text) for u in f.members or [f.unit]]
+        f.remainder = _restated(f, text, settings)
         by = max((f.replaced or f.cut).values(), key=lambda n: (n.unit.written, n.unit.order))
         while by.superseded_by is not None and by.superseded_by is not by:
             by = by.superseded_by  # replaced in turn: what is live now
@@ -374,10 +373,16 @@ def _besides(instructions: list[Fact], settings: Settings) -> list[Fact]:
         text = None if f.unit.opaque else faithful.without_instructions(f.unit.text)
         if text is None:
             continue
-        fact = read(replace(f.unit, text=text), settings)
-        fact.members = [replace(u, text=text) for u in f.members or [f.unit]]
-        out.append(fact)
+        out.append(_restated(f, text, settings))
     return out
+
+
+def _restated(f: Fact, text: str, settings: Settings) -> Fact:
+    """A part of a fact's line read as a fact of its own, its members (the
+    writes that said it) saying just that part."""
+    part = read(replace(f.unit, text=text), settings)
+    part.members = [replace(u, text=text) for u in f.members or [f.unit]]
+    return part
 
 
 # The subject a line begins with, past an age beside it ("Mia, 34, lives …", "Mia (34) …").

@@ -77,6 +77,7 @@ _SYNONYMS = {"enjoy": "like", "love": "like", "adore": "like", "prefer": "like",
              "kid": "child", "children": "child", "mobil": "phone", "cell": "phone"}
 
 
+@lru_cache(maxsize=16384)
 def addresses_model(text: str) -> str | None:
     """Why a line reads as an instruction to the model, or None."""
     m = INSTRUCTION.search(text)

@@ -627,7 +627,7 @@ def _new_label_known(older: str, newer: str, new: Value) -> bool:
         pool |= {"reading", "maths", "math"} & _tokens(older)
     key = _key_of(older)
     if key:  # its key in the other language: "Miete" of "Rent"
-        pool |= {w for w, attribute in ATTRIBUTE_NOUNS.items() if attribute == key}
+        pool |= _KEY_WORDS.get(key, frozenset())
     label = _label(newer, new.start)
     return all(_known(w, pool) or w in _RATING for w in label)
 
@@ -656,9 +656,15 @@ def _anchored(older: str, newer: str, old: Value) -> bool:
         return True
     if old.kind == "dose":
         return True  # the drug, named on both sides (see _attribute_named)
-    if _key_of(older) and _key_of(older) in _keys_named(newer):
+    key = _key_of(older)
+    if key and key in _keys_named(newer):
         return True  # a profile's key, in either language: "Rent: 1,150 €" / "Miete jetzt 1.230"
     return bool((names(older) | head_names(older)) & _tokens(newer))
+
+
+_KEY_WORDS: dict[str, frozenset[str]] = {
+    key: frozenset(w for w, attribute in ATTRIBUTE_NOUNS.items() if attribute == key)
+    for key in set(ATTRIBUTE_NOUNS.values())}  # an attribute's words, in both languages
 
 
 def _key_of(text: str) -> str | None:

@@ -978,18 +978,17 @@ def find(text: str, written_day: date) -> list[Mention]:
                 if ahead is not None and abs((ahead.first - written_day).days) < \
                         abs((mention.first - written_day).days):
                     mention = ahead
+            # (a weekday just before the date it names is no day of its own: "by Friday
+            # 2026-06-12", "Friday, 12 June", "Fr, 12.06.")
             if mention is not None and not (_a_weekday(m.group(0))
                                             and _DATE_AFTER.match(text, mention.stop)):
                 found.append(mention)
     found.sort(key=lambda f: f.start)
-    # A weekday beside the date it names ("by Friday 2026-06-12", "Fri, 12.06.", "Friday,
-    # 12 June", "12 June (Fri)"): the date says the day; the weekday's words stay as they are.
+    # A weekday just after the date it names ("12 June (Fri)", "2026-06-12, Friday"): the
+    # date says the day (one just before its date was never taken: _DATE_AFTER, above).
     return [f for i, f in enumerate(found)
-            if not (_a_weekday(text[f.start:f.stop])
-                    and ((i + 1 < len(found) and _a_date(text, found[i + 1])
-                          and _BESIDE.fullmatch(text, f.stop, found[i + 1].start))
-                         or (i and _a_date(text, found[i - 1])
-                             and _BESIDE.fullmatch(text, found[i - 1].stop, f.start))))]
+            if not (i and _a_weekday(text[f.start:f.stop]) and _a_date(text, found[i - 1])
+                    and _BESIDE.fullmatch(text, found[i - 1].stop, f.start))]
 
 
 def _a_weekday(words: str) -> bool:

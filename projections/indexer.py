@@ -381,7 +381,7 @@ class _Lines:
 
     def __init__(self, *, loaded: bool):
         self.loaded = loaded  # a new file has no stored lines to read
-        self.stored: list[tuple[int, str, str, int, str]] = []  # (id, text, sources, pos, at)
+        self.stored: list[tuple[int, str, str, int, str, int]] = []  # (id, *lines.Line)
         self.lines: list[lines.Line] = []
 
     def step(self, writer: Writer, key: tuple[str, str, str], segments: Segments,
@@ -391,8 +391,7 @@ class _Lines:
             return
         if not self.loaded:
             self.stored = writer.lines(*key)
-            self.lines = [(text, sources, pos, at) for _, text, sources, pos, at in self.stored
-                          ] + self.lines
+            self.lines = [line[1:] for line in self.stored] + self.lines
             self.loaded = True
         self.lines = lines.rewritten(self.lines, segments, position, at)
 
@@ -400,8 +399,8 @@ class _Lines:
         """The stored rows that are no longer lines (their ids), and the rows
         of the lines not stored (with nothing read, every line is new)."""
         unmatched: dict[lines.Line, list[int]] = {}
-        for line_id, text, sources, pos, at in self.stored:
-            unmatched.setdefault((text, sources, pos, at), []).append(line_id)
+        for stored in self.stored:
+            unmatched.setdefault(stored[1:], []).append(stored[0])
         added: list[lines.Line] = []
         for line in self.lines:
             same = unmatched.get(line)

@@ -10,6 +10,15 @@ news.  The rule is applied event by event — by the read side as writes come
 by a rebuild (:meth:`~kairos.projections.indexer.Indexer.load`) alike — so
 the rows are a function of the events: a rebuild derives the rows the
 writes left (``tests/test_search_terms.py``).
+
+A line is *shared* when it is the whole text of the append that put it in
+its file (a write of one line, the usual write): the full-text index then
+holds its words once, as that write's history entry, and a search finds the
+line through it (:mod:`kairos.projections.search`): each write otherwise
+indexed the same words twice.  A rewrite that keeps the line's text keeps
+its position, so the mark stays with it.  The history entry outlives the
+line: it leaves the index only by an erasure, which empties the pair's files
+first.
 """
 
 from __future__ import annotations
@@ -21,8 +30,9 @@ from uuid import UUID
 
 from kairos.domain.ids import agent_stream_id, pair_stream_id
 
-Line = tuple[str, str, int, str]  # text, sources (event ids), position and time it entered
-LineRow = tuple[str, str, str, str, str, str, int, str]  # readmodel.LINE_COLUMNS order
+# text, sources (event ids), position and time it entered, shared (1) or not (0)
+Line = tuple[str, str, int, str, int]
+LineRow = tuple[str, str, str, str, str, str, int, str, int]  # readmodel.LINE_COLUMNS order
 
 
 @functools.lru_cache(maxsize=4096)
@@ -53,8 +63,11 @@ def segment_lines(segment: Sequence[Any]) -> Iterator[tuple[str, str]]:
 
 
 def appended(segment: Sequence[Any], position: int, at: str) -> list[Line]:
-    """The lines an append adds: all new, at the append's time."""
-    return [(text, sources, position, at) for text, sources in segment_lines(segment)]
+    """The lines an append adds: all new, at the append's time; shared
+    with the append's history entry when the line is its whole text."""
+    found = list(segment_lines(segment))
+    shared = int(len(found) == 1 and found[0][0] == segment[1])
+    return [(text, sources, position, at, shared) for text, sources in found]
 
 
 def rewritten(before: Sequence[Line], segments: Sequence[Sequence[Any]], position: int,
@@ -63,23 +76,27 @@ def rewritten(before: Sequence[Line], segments: Sequence[Sequence[Any]], positio
     there before keeps its time (of several lines of one text, the first
     takes the earliest time, and so on: ``before``'s order does not
     matter); the others take the event's."""
-    kept: dict[str, list[tuple[int, str]]] = {}
-    for text, _, pos, when in sorted(before, key=lambda line: (line[2], line[3])):
-        kept.setdefault(text, []).append((pos, when))
+    kept: dict[str, list[tuple[int, str, int]]] = {}
+    # Ordered by every field but the text, so that lines of one text and one
+    # time come in the same order whichever way ``before`` was read.
+    for text, _, pos, when, shared in sorted(before, key=lambda line: line[2:]):
+        kept.setdefault(text, []).append((pos, when, shared))
     out: list[Line] = []
     for segment in segments:
         for text, sources in segment_lines(segment):
             earlier = kept.get(text)
-            pos, when = earlier.pop(0) if earlier else (position, at)
-            out.append((text, sources, pos, when))
+            # A line kept keeps its mark too: its text is still the whole
+            # text of the append at its position.
+            pos, when, shared = earlier.pop(0) if earlier else (position, at, 0)
+            out.append((text, sources, pos, when, shared))
     return out
 
 
 def rows(agent: str, user: str, name: str, lines: Sequence[Line]) -> list[LineRow]:
     """The ``memory_lines`` rows of a file's lines."""
     scope = scope_token(agent, user)
-    return [(agent, user, name, scope, text, sources, pos, when)
-            for text, sources, pos, when in lines]
+    return [(agent, user, name, scope, text, sources, pos, when, shared)
+            for text, sources, pos, when, shared in lines]
 
 
 __all__ = ["Line", "LineRow", "appended", "file_stream", "rewritten", "rows", "scope_token",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from sqlalchemy import Connection, delete, func, insert, select
+from sqlalchemy import Connection, delete, func, insert, inspect, select
 from sqlalchemy import text as sql_text
 
 from kairos.projections import lines
@@ -21,7 +21,7 @@ from kairos.projections.schema import (
     positions,
     vectors_table,
 )
-from kairos.projections.search import drop_fts, fill_fts
+from kairos.projections.search import create_fts, drop_fts, fill_fts
 from kairos.projections.terms import version
 
 
@@ -78,6 +78,21 @@ def m005_scoped_terms(conn: Connection) -> None:
         conn.execute(positions.insert().values(name="terms", position=version()))
 
 
+def m006_shared_lines(conn: Connection) -> None:
+    """A line that is the whole text of a one-line append shares that
+    write's full-text row (:mod:`kairos.projections.lines`).  The lines
+    already there keep rows of their own (``shared`` 0), which is what the
+    index holds; a rebuild marks them.  On SQLite the line triggers are made
+    again, to skip shared lines, with the index that finds them."""
+    if "shared" not in {c["name"] for c in inspect(conn).get_columns(lines_table.name)}:
+        conn.execute(sql_text("ALTER TABLE memory_lines ADD COLUMN shared INTEGER NOT NULL "
+                              "DEFAULT 0"))
+    if conn.dialect.name == "sqlite" and inspect(conn).has_table("memory_fts"):
+        for name in ("memory_fts_line_in", "memory_fts_line_out"):
+            conn.execute(sql_text(f"DROP TRIGGER IF EXISTS {name}"))
+        create_fts(conn)
+
+
 def same_terms(conn: Connection) -> None:
     """Index the texts again when what ``kairos_terms`` makes of them may
     have changed (:func:`terms.version`: this module's rules and Python's
@@ -108,4 +123,4 @@ def _fill_lines(conn: Connection) -> None:
 
 MIGRATIONS: list[Callable[[Connection], None]] = [m001_initial, m002_lighter_writes,
                                                   m003_faults_keys, m004_search,
-                                                  m005_scoped_terms]
+                                                  m005_scoped_terms, m006_shared_lines]

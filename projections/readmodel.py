@@ -132,7 +132,7 @@ def create_read_engine(url: str, *, where: str | None = None,
     return engine
 
 
-LineTuple = tuple[str, str, str, str, str, str, int, str]
+LineTuple = tuple[str, str, str, str, str, str, int, str, int]
 IndexTuple = tuple[Any, ...]
 FileTuple = tuple[str, str, str, str, str, int, int, str]
 # A statement compiled for the dialect: its text, its parameters in order,
@@ -160,7 +160,8 @@ def _statements() -> dict[str, Insert | Update | Delete | Select[Any]]:
         "segments": select(files_table.c.segments).where(key),
         "insert_file": insert(files_table).values({c: bindparam(c) for c in FILE_COLUMNS}),
         "insert_line": insert(lines_table).values({c: bindparam(c) for c in LINE_COLUMNS}),
-        "lines": select(lt.id, lt.text, lt.sources, lt.position, lt.recorded_at).where(line_key),
+        "lines": select(lt.id, lt.text, lt.sources, lt.position, lt.recorded_at, lt.shared
+                        ).where(line_key),
         "delete_lines": delete(lines_table).where(lt.id.in_(bindparam("ids", expanding=True))),
         "update_file": update(files_table).where(key).values(
             {c: bindparam(c) for c in FILE_COLUMNS[3:]}),
@@ -287,15 +288,16 @@ class Writer:
             self.conn.execute(STATEMENTS["update_file"], {
                 **values, "k_agent": row[0], "k_user": row[1], "k_file": row[2]})
 
-    def lines(self, agent: str, user: str, name: str) -> list[tuple[int, str, str, int, str]]:
-        """A file's current lines: (id, text, sources, position, time)."""
+    def lines(self, agent: str, user: str, name: str
+              ) -> list[tuple[int, str, str, int, str, int]]:
+        """A file's current lines: (id, text, sources, position, time, shared)."""
         rows = self.conn.execute(STATEMENTS["lines"], {
             "k_agent": agent, "k_user": user, "k_file": name}).all()
         if self.sealed:
             stream = file_stream(agent, user)
             return [(r.id, self.sealing.open(r.text, stream) or "", r.sources, r.position,
-                     r.recorded_at) for r in rows]
-        return [(r.id, r.text, r.sources, r.position, r.recorded_at) for r in rows]
+                     r.recorded_at, r.shared) for r in rows]
+        return [(r.id, r.text, r.sources, r.position, r.recorded_at, r.shared) for r in rows]
 
     def delete_lines(self, ids: Sequence[int]) -> None:
         self.conn.execute(STATEMENTS["delete_lines"], {"ids": list(ids)})

@@ -83,6 +83,10 @@ lines_table = Table(
     Column("sources", Text, nullable=False),  # the event ids it came from, space-separated
     Column("position", BigInteger, nullable=False),  # the event that put it in the file
     Column("recorded_at", String(27), nullable=False),
+    # 1: the line is the whole text of the append at ``position`` (a write of
+    # one line), so the full-text index holds its words once, as that
+    # history entry's (:mod:`kairos.projections.search`); 0: a row of its own.
+    Column("shared", Integer, nullable=False, server_default="0"),
 )
 Index("memory_lines_file", lines_table.c.agent_id, lines_table.c.user_id, lines_table.c.file)
 # Embeddings, keyed by model and content hash.  Not dropped by a rebuild: the
@@ -116,4 +120,4 @@ ROW_COLUMNS = ("position", "event_id", "stream_id", "version", "type", "agent_id
 FILE_COLUMNS = ("agent_id", "user_id", "file", "content", "segments", "version", "position",
                 "updated_at")
 LINE_COLUMNS = ("agent_id", "user_id", "file", "scope", "text", "sources", "position",
-                "recorded_at")
+                "recorded_at", "shared")

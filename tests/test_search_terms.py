@@ -211,7 +211,7 @@ def test_the_lines_kept_write_by_write_are_the_lines_a_rebuild_derives(
             return sorted(tuple(r) for r in conn.execute(lines_table.select().with_only_columns(
                 lines_table.c.agent_id, lines_table.c.user_id, lines_table.c.file,
                 lines_table.c.text, lines_table.c.sources, lines_table.c.position,
-                lines_table.c.recorded_at)))
+                lines_table.c.recorded_at, lines_table.c.shared)))
 
     try:
         kept = rows()
@@ -261,7 +261,7 @@ def test_a_rebuild_that_folds_stream_by_stream_derives_what_one_pass_does(
             lines = sorted(tuple(r) for r in conn.execute(lines_table.select().with_only_columns(
                 lines_table.c.agent_id, lines_table.c.user_id, lines_table.c.file,
                 lines_table.c.text, lines_table.c.sources, lines_table.c.position,
-                lines_table.c.recorded_at)))
+                lines_table.c.recorded_at, lines_table.c.shared)))
         disk = {str(p.relative_to(home)): p.read_text() for p in sorted(home.rglob("*.md"))
                 if "logs" not in p.parts}
         return files, lines, disk
@@ -390,3 +390,158 @@ def test_odd_letters_and_mixed_scripts_are_found_as_they_were_written(lexical: M
     assert found == ["オンラインでT恤を買った。"]  # "T" is a letter, not a prefix of Tom and Tokyo
     assert texts(m.search("ada", "학교", user="sam")) == ["오늘 학교에서 시험을 봤다."]
 
+
+
+# -- a one-line write's words, indexed once -----------------------------------------------------
+def _fts_rows(m: Memory) -> tuple[int, int]:
+    """The full-text index's rows: history entries and lines of their own."""
+    from kairos.projections.search import LINES_FROM
+
+    with m.engine.readmodel.engine.connect() as conn:
+        history, lines = conn.exec_driver_sql(
+            f"SELECT count(*) FILTER (WHERE id < {LINES_FROM}), "
+            f"count(*) FILTER (WHERE id >= {LINES_FROM}) FROM memory_fts_docsize").one()
+    return int(history), int(lines)
+
+
+def _where(m: Memory, query: str) -> list[tuple[str, str]]:
+    return [(h.where, h.text) for h in m.search("ada", query, user="sam", limit=20)]
+
+
+def test_a_one_line_write_is_indexed_once_and_found_as_its_line(home: Path) -> None:
+    """A write of one line is its file's line word for word: the index holds
+    its words once, as the write's history entry, and a search finds the
+    line through that row.  A write of several lines, and a line a replace
+    brings, have rows of their own; a rewrite that keeps a line keeps it
+    found; a line that leaves takes no row with it.  (A search shows a text
+    once: as the current line while a file holds it, else as history.)"""
+    m = Memory.init(str(home))
+    try:
+        tea = m.write("ada", "MEMORY.md", "Sam likes green tea.", user="sam")
+        m.write("ada", "MEMORY.md", "Sam rows.\nSam drinks tea at four.", user="sam")
+        m.flush()
+        assert _fts_rows(m) == (2, 2)  # two writes; the two lines of the second
+        assert _where(m, "green") == [("current", "Sam likes green tea.")]
+        assert _where(m, "tea") == [("current", "Sam drinks tea at four."),
+                                    ("current", "Sam likes green tea.")]
+
+        m.write("ada", "MEMORY.md", "Sam likes green tea.\nSam plays the oboe.", user="sam",
+                mode="replace")
+        m.flush()
+        assert _fts_rows(m) == (3, 1)  # the two-line write's lines left; the oboe came
+        assert _where(m, "tea") == [("current", "Sam likes green tea."),  # kept by the replace
+                                    ("history", "Sam drinks tea at four.")]
+        assert _where(m, "oboe") == [("current", "Sam plays the oboe.")]
+
+        # The first write retracted: the line the replace said again stays
+        # current, found through that write's row.
+        m.retract("ada", "MEMORY.md", [tea.event_id], user="sam", reason="said again later")
+        m.flush()
+        assert _where(m, "green") == [("current", "Sam likes green tea.")]
+        m.write("ada", "MEMORY.md", "Sam moved to Bergen.", user="sam", mode="replace")
+        m.flush()
+        assert _fts_rows(m) == (4, 1)  # a replace's line has a row of its own
+        assert _where(m, "tea") == [("history", "Sam drinks tea at four."),
+                                    ("history", "Sam likes green tea.")]
+        assert _where(m, "bergen") == [("current", "Sam moved to Bergen.")]
+        assert m.verify().ok
+        before = _fts_rows(m), _where(m, "tea"), _where(m, "bergen")
+        m.rebuild()
+        assert (_fts_rows(m), _where(m, "tea"), _where(m, "bergen")) == before
+    finally:
+        m.close()
+
+
+def test_a_line_marked_shared_that_its_history_does_not_hold_is_reported(home: Path) -> None:
+    m = Memory.init(str(home))
+    try:
+        m.write("ada", "MEMORY.md", "Sam rows.\nSam sings.", user="sam")
+        m.flush()
+        assert m.verify().ok
+        with m.engine.readmodel.engine.begin() as conn:
+            conn.exec_driver_sql("DROP TRIGGER memory_fts_line_out")  # the mark alone changes
+            conn.exec_driver_sql("UPDATE memory_lines SET shared = 1 WHERE text = 'Sam sings.'")
+        problems = m.verify().problems
+        assert any("marked as found through a history entry" in p.message for p in problems), problems
+    finally:
+        m.close()
+
+
+def test_a_home_indexed_before_shared_lines_keeps_its_rows_when_migrated(home: Path) -> None:
+    """A read model made before lines shared their write's row: every line
+    has a row of its own, which the migration keeps (no re-index); lines
+    written after share, and lines of either kind leave cleanly."""
+    from kairos.projections.schema import migrations_table
+    from kairos.projections.search import LINES_FROM, drop_fts
+
+    m = Memory.init(str(home))
+    try:
+        m.write("ada", "MEMORY.md", "Sam plays the oboe.", user="sam")
+        m.flush()
+        readmodel = m.engine.readmodel
+        with readmodel.engine.begin() as conn:  # the read model as m005 left it
+            drop_fts(conn)
+            conn.exec_driver_sql("ALTER TABLE memory_lines DROP COLUMN shared")
+            conn.exec_driver_sql("CREATE VIRTUAL TABLE memory_fts USING fts5(body, content='', "
+                                 "tokenize='porter unicode61 remove_diacritics 2')")
+            for kind in ("row", "instance"):
+                conn.exec_driver_sql(f"CREATE VIRTUAL TABLE memory_fts_{'terms' if kind == 'row' else 'where'} "
+                                     f"USING fts5vocab(memory_fts, {kind})")
+            conn.exec_driver_sql(
+                "INSERT INTO memory_fts(rowid, body) SELECT position, kairos_terms(text, stream_id) "
+                "FROM memory_index WHERE type = 'MemoryWritten'")
+            conn.exec_driver_sql(
+                f"INSERT INTO memory_fts(rowid, body) SELECT id + {LINES_FROM}, "
+                "kairos_terms(text, scope) FROM memory_lines")
+            conn.exec_driver_sql(
+                "CREATE TRIGGER memory_fts_history AFTER INSERT ON memory_index WHEN new.type IN "
+                "('MemoryWritten', 'SessionEnded') AND new.text IS NOT NULL BEGIN INSERT INTO "
+                "memory_fts(rowid, body) VALUES (new.position, kairos_terms(new.text, "
+                "new.stream_id)); END")
+            conn.exec_driver_sql(
+                "CREATE TRIGGER memory_fts_line_in AFTER INSERT ON memory_lines BEGIN INSERT INTO "
+                f"memory_fts(rowid, body) VALUES (new.id + {LINES_FROM}, kairos_terms(new.text, "
+                "new.scope)); END")
+            conn.exec_driver_sql(
+                "CREATE TRIGGER memory_fts_line_out AFTER DELETE ON memory_lines BEGIN INSERT INTO "
+                f"memory_fts(memory_fts, rowid, body) VALUES ('delete', old.id + {LINES_FROM}, "
+                "kairos_terms(old.text, old.scope)); END")
+            conn.execute(migrations_table.delete().where(
+                migrations_table.c.name == "m006_shared_lines"))
+        assert readmodel.migrate() == ["m006_shared_lines"]
+        assert _fts_rows(m) == (1, 1)  # the old line keeps its row
+        assert _where(m, "oboe") == [("current", "Sam plays the oboe.")]
+        m.write("ada", "MEMORY.md", "Sam plays the cello.", user="sam")
+        m.flush()
+        assert _fts_rows(m) == (2, 1)  # the new line shares its write's row
+        assert _where(m, "cello")[0] == ("current", "Sam plays the cello.")
+        assert m.verify().ok
+        m.write("ada", "MEMORY.md", "Sam stopped playing.", user="sam", mode="replace")
+        m.flush()
+        assert _fts_rows(m) == (3, 1)  # both lines left; the replace's came
+        assert m.verify().ok
+        with readmodel.engine.connect() as conn:  # FTS5's own check of its structure
+            conn.exec_driver_sql("INSERT INTO memory_fts(memory_fts) VALUES ('integrity-check')")
+    finally:
+        m.close()
+
+
+def test_lines_found_through_their_write_follow_rewrites_on_both_backends(lexical: Memory) -> None:
+    """What the agent sees of a one-line write is the same whichever way the
+    index holds it: the line while its file holds it (through a replace that
+    keeps it, and after the write that first said it is retracted), then
+    the history alone; another pair's line of the same words stays its own."""
+    m = lexical
+    first = m.write("ada", "MEMORY.md", "Sam keeps bees in Ulm.", user="sam")
+    m.write("ada", "MEMORY.md", "Sam keeps bees in Ulm.", user="lena")
+    m.write("ada", "MEMORY.md", "Sam keeps bees in Ulm.\nSam sings bass.", user="sam",
+            mode="replace")
+    m.retract("ada", "MEMORY.md", [first.event_id], user="sam", reason="said again")
+    found = m.search("ada", "bees", user="sam", limit=10)
+    assert [(h.where, h.text) for h in found] == [("current", "Sam keeps bees in Ulm.")]
+    assert found.hits[0].event_ids != (first.event_id,)  # cites the replace, not the retracted
+    m.write("ada", "MEMORY.md", "Sam sold the hives.", user="sam", mode="replace")
+    assert [(h.where, h.text) for h in m.search("ada", "bees", user="sam", limit=10)] == [
+        ("history", "Sam keeps bees in Ulm.")]
+    assert [(h.where, h.text) for h in m.search("ada", "bees", user="lena", limit=10)] == [
+        ("current", "Sam keeps bees in Ulm.")]

@@ -1406,7 +1406,7 @@ def test_the_glossary_finds_everyday_things_said_in_the_other_language(
         either: Memory, query: str, line: str) -> None:
     """A carer, landlord or club secretary writes in one language and asks in
     the other: "chimney sweep" is "Schornsteinfeger", "LRS" dyslexia
-    (kairos/agent/equivalents.txt)."""
+    (kairos/equivalents.txt)."""
     for text in ("Prefers calls after 10.", "Pays the rent on the 1st.", line):
         either.write("atlas", "MEMORY.md", text, user="bea")
     assert line in texts(either.search("atlas", query, user="bea", limit=3))[:2]

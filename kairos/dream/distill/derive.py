@@ -45,7 +45,7 @@ from functools import lru_cache
 from typing import Any
 
 from kairos.domain.files import POINTER, pointer
-from kairos.dream.distill import facts, faithful, items, records, slots, when
+from kairos.dream.distill import facts, faithful, gloss, items, records, slots, when
 from kairos.dream.distill.lexicon import ATTRIBUTE_NOUNS, CORRECTION, KEY_LINE, PERSON_NOUNS
 from kairos.dream.distill.words import DIRECTION, WEAK, is_german, spelling
 
@@ -292,6 +292,9 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                     if records.remainder(older.unit.text, frozenset(older.cut)) == "":
                         older.superseded_by = newer
                 continue
+            if is_german(older.unit.text) != is_german(newer.unit.text) and \
+                    _covers(newer, older) and _covers(older, newer):
+                continue  # the same fact in the other language: merged below, citing both
             older.replaced.update({k: newer for k, r in enumerate(replaced) if r})
             # A line that also says what the newer does not replace is not
             # replaced whole: "Mia is 7 and goes to the Lenau-Grundschule" keeps
@@ -570,8 +573,18 @@ def _told_keys(f: Fact) -> frozenset[str]:
 
 @lru_cache(maxsize=16384)
 def _keys_of(text: str) -> frozenset[str]:
-    return frozenset(facts.told_key(w) for w in facts.telling(text).words
-                     if w not in WEAK and w not in DIRECTION)
+    """A line's telling words as the index files them: a word the glossary reads by
+    its concept (:mod:`~kairos.dream.distill.gloss`), so that "Sam ist Vegetarier"
+    finds "Sam is vegetarian"; a name in the German genitive ("Mias") by the name too."""
+    t = facts.telling(text)
+    out: set[str] = set()
+    for w, cap, parts in zip(t.words, t.caps, t.glossed, strict=True):
+        if w in WEAK or w in DIRECTION:
+            continue
+        out.update(p if gloss.is_concept(p) else facts.told_key(p) for p in parts or (w,))
+        if cap and len(w) > 3 and w.endswith("s") and not parts:
+            out.add(facts.told_key(w[:-1]))
+    return frozenset(out)
 
 
 def _n_told(f: Fact) -> int:
@@ -629,6 +642,8 @@ def _covers(kept: Fact, dropped: Fact) -> bool:
     # What the dropped line's claims say of someone the kept line's claims say too:
     # "Sam's partner Priya is a teacher" tells her job, not who Sam's partner is.
     said = {_spelt(c.attribute) for c in dropped.claims if c.attribute and not c.attribute.startswith("key:")}
+    if dt.dates:  # "is on 12 May" says when; the days are the same (above)
+        said.discard("when")
     if said - {_spelt(c.attribute) for c in kept.claims if c.attribute}:
         return False
     # and the guards' count of loss agrees that the kept line still carries it
@@ -636,7 +651,11 @@ def _covers(kept: Fact, dropped: Fact) -> bool:
 
 
 def _spelt(attribute: str) -> str:
+    attribute = _SAME_ATTRIBUTE.get(attribute, attribute)  # "prefers X" says a like
     return " ".join(spelling(w) for w in attribute.split())  # "favourite colour" = "favorite color"
+
+
+_SAME_ATTRIBUTE = {"preference": "like"}
 
 
 def _head(group: list[Fact]) -> Fact:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
-from kairos.dream.distill import when
+from kairos.dream.distill import gloss, when
 from kairos.dream.distill.lexicon import PERSON_NOUNS
 from kairos.dream.distill.slots import Claim, claims_of, durable_attribute
 from kairos.dream.distill.words import (
@@ -37,6 +37,7 @@ from kairos.dream.distill.words import (
     STOP,
     UNITS,
     WEAK,
+    is_german,
     spelling,
     stem,
     strip_accents,
@@ -207,15 +208,18 @@ def same_fact(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 SYMMETRIC = frozenset({"and", "or", "und", "oder", "&", "plus", "as", "well", "sowie"})
 
 
-def _swapped(a: tuple[str, ...], b: tuple[str, ...], *, number_pivots: bool = True) -> bool:
+def _swapped(a: tuple[str, ...], b: tuple[str, ...], *, number_pivots: bool = True,
+             movers: frozenset[str] | None = None) -> bool:
     """Whether the same words say another thing in another order: around
     some word they share, one word moved from before it to after and
     another the other way ("Sam owes Kim" / "Kim owes Sam", "tea over
     coffee" / "coffee over tea", "son is 5 and daughter is 7" swapped).  A
     list in another order ("tea and coffee"), or a phrase moved to the
-    front ("on Fridays Sam plays chess"), is the same fact."""
+    front ("on Fridays Sam plays chess"), is the same fact.  ``movers``: the
+    only words whose moving counts (a German line puts its words in another
+    order than an English one: only names crossing say another thing)."""
     shared = set(a) & set(b)
-    content = {w for w in shared if w not in STOP}
+    content = {w for w in shared if w not in STOP and (movers is None or w in movers)}
     for t in shared - SYMMETRIC:
         if _listed(a, t) or _listed(b, t) or (not number_pivots and any(c.isdigit() for c in t)):
             continue
@@ -307,9 +311,13 @@ _PHONE = re.compile(r"(?<![\w.,+])(\+|\b0)\d*(?:[ /.-]{1,2}\(?\d+\)?)+(?![\w]|[.
 _DECIMAL_COMMA = re.compile(r"(?<![\d,])(\d+),(\d{1,2})(?![\d,])")
 _LETTERS_DIGITS = re.compile(r"^([a-z]{3,})(\d+)$")  # "bed3" is "bed 3"
 _ISO = re.compile(r"^\d{4}-\d\d(?:-\d\d)?$")
+_MONTH_DE = r"(?:Jan|Feb|Mär|Mar|Apr|Mai|Jun|Jul|Aug|Sep|Okt|Nov|Dez)"
 # Where a sentence ends: ";", " | ", or "." "!" "?" after a word of four letters or more,
 # a number or a bracket (not "Dr." or "Tom B.").
-_SENTENCES = re.compile(r"(?:;+|(?:(?<=\w{4})|(?<=\d)|(?<=\)))[.!?]+)\s+|\s+\|\s+")
+_SENTENCES = re.compile(r"(?:;+|(?:(?<=\w{4})|(?<=\)))[.!?]+)\s+|\s+\|\s+"
+                        # not a German day's dot: "am 12. Mai", "am 12. 5."
+                        r"|(?<=\d)(?<!\b\d)(?<!\b\d\d)[.!?]+\s+|(?<=\b\d)[.!?]+\s+(?!\d|" + _MONTH_DE + r")"
+                        r"|(?<=\b\d\d)[.!?]+\s+(?!\d|" + _MONTH_DE + r")")
 _LINKS = ("", "s", "es", "n", "en", "e")  # German compounds: "Mehl|lieferant", "Arbeit|s|platz"
 
 
@@ -329,6 +337,13 @@ class Telling:
     negations: frozenset[str]
     owned: tuple[tuple[str, str], ...]  # ("tom", "left") for "Tom's left …"
     ways: frozenset[tuple[str, str]]  # ("to", "munich") for "… to the Munich office"
+    glossed: tuple[frozenset[str], ...]  # each word's concepts (:mod:`~.gloss`): "termin" ~appointment~
+    concepts: frozenset[str]  # all of them
+
+    def said(self, w: str) -> str:
+        """A word as it is compared across languages: its concept, when it names one."""
+        i = self.words.index(w)
+        return next(iter(self.glossed[i])) if len(self.glossed[i]) == 1 else w
 
 
 def _phone(m: re.Match[str]) -> str:
@@ -384,6 +399,7 @@ def telling(text: str) -> Telling:
         if possessive:
             owner = out[-1][0] if out else None
     ws = tuple(w for w, _ in out)
+    glossed = gloss.read(ws, german=is_german(text))
     ways = set()
     for i, w in enumerate(ws):
         if w in DIRECTION:
@@ -392,7 +408,25 @@ def telling(text: str) -> Telling:
                 ways.add((w, to))
     return Telling(ws, tuple(c for _, c in out),
                    frozenset(w for w in ws if any(c.isdigit() for c in w)),
-                   frozenset(w for w in ws if w in NEGATIONS), tuple(owned), frozenset(ways))
+                   frozenset(w for w in ws if w in NEGATIONS), tuple(owned), frozenset(ways),
+                   glossed, frozenset().union(*glossed))
+
+
+# Negations and directions said in either language, as they are compared: "nicht" is "not",
+# "nach Rom" is "to Rome".
+_NEGATION = {**dict.fromkeys(("no", "n't", "nicht", "kein", "keine", "keinen", "keinem"), "not"),
+             "nie": "never", "niemals": "never", "anymore": "longer", "mehr": "longer",
+             "ehemals": "former", "ex": "former", "ohne": "without"}
+_DIRECTION = {**dict.fromkeys(("nach", "zu", "zum", "zur", "into"), "to"),
+              **dict.fromkeys(("von", "aus", "ab"), "from"), "bis": "until"}
+
+
+def _negations(t: Telling) -> frozenset[str]:
+    return frozenset(_NEGATION.get(w, w) for w in t.negations)
+
+
+def _ways(t: Telling) -> frozenset[tuple[str, str]]:
+    return frozenset((_DIRECTION.get(w, w), t.said(to)) for w, to in t.ways)
 
 
 def _stem(w: str) -> str:
@@ -463,7 +497,7 @@ def covers(kept: str, dropped: str) -> bool:
     not Mia), or says it in another order ("Sam owes Kim" / "Kim owes Sam").
     A kept line of several sentences must cover it with one of them."""
     k, d = telling(kept), telling(dropped)
-    if not d.numbers <= k.numbers or k.negations != d.negations:
+    if not d.numbers <= k.numbers or _negations(k) != _negations(d):
         return False
     if sum(1 for w in d.words if w not in WEAK and w not in DIRECTION) < 2:
         return False
@@ -475,18 +509,84 @@ def covers(kept: str, dropped: str) -> bool:
     # which way: where the kept line says one, the same word goes with the same thing
     # ("to Munich" is not "from Munich to Salzburg"); "Mehl kommt von Müller" may say
     # it where the kept line says none
-    if any(w in DIRECTION for w in k.words) and not d.ways <= k.ways:
+    if any(w in DIRECTION for w in k.words) and not _ways(d) <= _ways(k):
         return False
-    for w, cap in zip(d.words, d.caps, strict=True):
-        if w not in DIRECTION and w not in WEAK and not _said_in(w, cap, k, stems, dset):
+    for i, (w, cap) in enumerate(zip(d.words, d.caps, strict=True)):
+        if w not in DIRECTION and w not in WEAK and w not in NEGATIONS and \
+                not _said_in(w, cap, k, stems, dset) and \
+                not _glossed_in(d.glossed[i], cap, k, stems, dset) and not _part_in(w, k, d) and \
+                not _genitive(w, cap, k, d):
             return False
     dstems = {_stem(w) for w in dset}
-    extra = {w for w in k.words if w not in dset and _stem(w) not in dstems}
+    extra = {w for i, w in enumerate(k.words) if w not in dset and _stem(w) not in dstems
+             and w not in d.concepts and not (k.glossed[i] and k.glossed[i] <= d.concepts)}
     if extra & (SHIFT | PERSON_NOUNS):
         return False
     for owner, thing in k.owned:  # "Mia's dog Rex is 5" says nothing of Mia's age
         if owner in dset and thing in extra and (owner, thing) not in d.owned:
             return False
-    # terse notes put a number anywhere ("backup -> NAS, 2:00 nightly"): not a swap
-    return not _swapped(tuple(w for w in k.words if w not in WEAK),
-                        tuple(w for w in d.words if w not in WEAK), number_pivots=False)
+    if _other_owner(k, d):  # "Sam's boss is Anna" is not "Sam ist Annas Chef"
+        return False
+    # terse notes put a number anywhere ("backup -> NAS, 2:00 nightly"): not a swap;
+    # a word in the other language is its concept ("Kim schuldet Sam" is "Kim owes Sam"),
+    # and there only names crossing a word say another thing
+    # and there a German genitive is the name ("Annas Chef"), and a day may go anywhere
+    ka = tuple(_named_as(w, c, k, d) for w, c in zip(k.words, k.caps, strict=True) if w not in WEAK)
+    da = tuple(_named_as(w, c, d, k) for w, c in zip(d.words, d.caps, strict=True) if w not in WEAK)
+    movers = None
+    if is_german(kept) != is_german(dropped):
+        movers = frozenset(w for w in set(ka) & set(da)
+                           if not any(c.isdigit() for c in w) and w not in _TIME_CONCEPTS)
+    return not _swapped(ka, da, number_pivots=False, movers=movers)
+
+
+def _owners(t: Telling) -> dict[str, set[str]]:
+    """Whose each thing of a line is, by the thing's concept: "Sam's boss", and a
+    German genitive ("Annas Chef": the name with or without its "s")."""
+    out: dict[str, set[str]] = {}
+    for owner, thing in t.owned:
+        out.setdefault(t.said(thing), set()).add(owner)
+    for i, (w, cap) in enumerate(zip(t.words[:-1], t.caps[:-1], strict=True)):
+        if cap and w.endswith("s") and len(w) > 3 and t.caps[i + 1]:
+            out.setdefault(t.said(t.words[i + 1]), set()).update({w, w[:-1]})
+    return out
+
+
+def _other_owner(k: Telling, d: Telling) -> bool:
+    """Whether the lines give one thing to different owners."""
+    ko, do = _owners(k), _owners(d)
+    return any(not ko[thing] & do[thing] for thing in ko.keys() & do.keys())
+
+
+def _named_as(w: str, cap: bool, own: Telling, other: Telling) -> str:
+    """A word as it is compared with the other line: a German genitive as the
+    name ("Annas" beside "Anna's" is "anna"), a word by its concept."""
+    if cap and w.endswith("s") and len(w) > 3 and w[:-1] in other.words:
+        return w[:-1]
+    return own.said(w)
+
+
+_TIME_CONCEPTS = frozenset(filter(None, (gloss.word(strip_accents(m.lower())) for m in (
+    *when.MONTHS_EN, *when.MONTHS_DE, *when.WEEKDAYS_EN, *when.WEEKDAYS_DE))))
+
+
+def _glossed_in(parts: frozenset[str], cap: bool, kept: Telling, stems: set[str], dropped: set[str]) -> bool:
+    """Whether what a word of the dropped line says in other words (:mod:`~.gloss`:
+    its concept, or a compound's two parts) is said by the kept line."""
+    return bool(parts) and all(kept.concepts & {p} if gloss.is_concept(p) else
+                               _said_in(p, cap, kept, stems, dropped) for p in parts)
+
+
+def _genitive(w: str, cap: bool, kept: Telling, dropped: Telling) -> bool:
+    """Whether a name is the other's German genitive: "Mias Geburtstag" is "Mia's birthday"."""
+    return cap and ((w.endswith("s") and any(o == w[:-1] for o, _ in kept.owned)) or
+                    (w + "s" in kept.words and any(o == w for o, _ in dropped.owned)))
+
+
+def _part_in(w: str, kept: Telling, dropped: Telling) -> bool:
+    """Whether ``w`` is a part of a compound of the kept line whose other part
+    the dropped line says in other words ("Penicillin" of "Penicillinallergie"
+    beside "allergic")."""
+    return any(w in parts and len(parts) == 2 and all(
+        p == w or (p in dropped.concepts if gloss.is_concept(p) else p in dropped.words) for p in parts)
+        for parts in kept.glossed)

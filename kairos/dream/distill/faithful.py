@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 from functools import lru_cache
 
-from kairos.dream.distill import when
+from kairos.dream.distill import gloss, when
 from kairos.dream.distill.lexicon import CORRECTION
-from kairos.dream.distill.words import FILLER, NUMBER, STOP, spelling, stem, strip_accents, words
+from kairos.dream.distill.words import FILLER, NUMBER, STOP, is_german, spelling, stem, strip_accents, words
 
 # Narrow on purpose: a user's own wish ("IMPORTANT: Mia is allergic to nuts", "always
 # answer in German") is a fact to keep; what overrides the model's rules or sends data
@@ -175,17 +175,29 @@ _SENTENCE_START = frozenset({"she", "he", "they", "it", "we", "i", "her", "his",
 
 @lru_cache(maxsize=65536)
 def _content(text: str) -> tuple[str, ...]:
-    out = []
+    lows = []
     for tok in words(ADDRESS.sub(" ", text)):
         # "left-handed" is "left handed" (as duplicates are compared: facts.normalize)
-        for low in tok.lower().split("-") if not any(c.isdigit() for c in tok) else [tok.lower()]:
-            if low in STOP or low in FILLER or NUMBER.fullmatch(low) or len(low) < 3 or \
-                    any(c.isdigit() for c in low):
-                continue
-            s = stem(spelling(strip_accents(low)))
-            out.append(_SYNONYMS.get(s, s))
+        lows += tok.lower().split("-") if not any(c.isdigit() for c in tok) else [tok.lower()]
+    # a word or phrase of the glossary is its concept, in either language ("Vegetarier" is
+    # "vegetarian", "Zahnarzttermin" a dentist and an appointment: gloss)
+    glossed = gloss.read(tuple(gloss.norm(w) for w in lows), german=is_german(text))
+    out = []
+    for i, low in enumerate(lows):
+        if glossed[i]:
+            if i == 0 or glossed[i] != glossed[i - 1] or len(glossed[i]) > 1:
+                out += [p if gloss.is_concept(p) else _stem_of(p) for p in sorted(glossed[i])]
+            continue
+        if low in STOP or low in FILLER or NUMBER.fullmatch(low) or len(low) < 3 or \
+                any(c.isdigit() for c in low):
+            continue
+        out.append(_stem_of(low))
     return tuple(out)
 
+
+def _stem_of(low: str) -> str:
+    s = stem(spelling(strip_accents(low)))
+    return _SYNONYMS.get(s, s)
 
 
 def _allowed(sources: Iterable[Source], now: datetime, tz: tzinfo) -> tuple[dict[str, set[str]], set[str]]:
@@ -306,8 +318,23 @@ def _supports(line: str, fact: str, absolute: str) -> bool:
     # (the names of the line with its times resolved: "in 3 Wochen (Mo)" names no "Wochen")
     names = salient(_without_time(absolute))["name"] - _MONTHS_DAYS
     line_names = {part for w in words(line) for part in _name_parts(w)}
+    german = is_german(fact)
     return all(n in line_names or any(x.startswith(n) or n.startswith(x) for x in line_names
-                                      if len(x) > 3) for n in names)
+                                      if len(x) > 3) or _glossed_name(n, german, line_words, line_names)
+               for n in names)
+
+
+def _glossed_name(name: str, german: bool, line_words: set[str], line_names: set[str]) -> bool:
+    """Whether a capitalised word of a source is in the line in the other language:
+    a German noun by its concept ("Geburtstag": birthday; "Zahnarzttermin": a dentist
+    and an appointment), a name in the genitive ("Mias" for "Mia's")."""
+    if name.endswith("s") and name[:-1] in line_names:
+        return True
+    w = gloss.norm(name)
+    concept = gloss.word(w, german=german)
+    parts = (concept,) if concept else gloss.compound(w, german=german) or ()
+    return bool(parts) and all(p in line_words if gloss.is_concept(p) else
+                               _stem_of(p) in line_words for p in parts)
 
 
 def _name_parts(word: str) -> set[str]:

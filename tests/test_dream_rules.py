@@ -1445,9 +1445,12 @@ def test_a_dash_between_words_ends_a_clause() -> None:
      ["Lukas arbeitet bei thyssenkrupp.", "Lukas ist nach Düsseldorf gezogen."]),
     ("I live in Berlin and work at Zalando.", "Mia moved to Hamburg.",
      ["I work at Zalando.", "Mia moved to Hamburg."]),
-    # the rest begins with a pronoun: it cannot be said alone, the whole line stays
+    # the rest begins with a pronoun and cannot be said alone; but it is the partner's detail and
+    # goes with the partner (records: a person in a role, a partner too), to history
     ("Sara has a boyfriend called Jonas; they met at university.", "Sara and Jonas broke up.",
-     ["Sara has a boyfriend called Jonas; they met at university.", "Sara and Jonas broke up."]),
+     ["Sara and Jonas broke up."]),
+    ("Sara has a boyfriend called Jonas; they met at university.", "Sara and Jonas had a fight.",
+     ["Sara has a boyfriend called Jonas; they met at university.", "Sara and Jonas had a fight."]),
 ])
 def test_what_stays_of_a_line_of_several_facts_is_said_alone(older: str, newer: str,
                                                              expected: list[str]) -> None:

@@ -301,6 +301,11 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             # her age when she changes school (see _remainders).
             if all(k in older.replaced or not _says(o) for k, o in enumerate(older.claims)):
                 older.superseded_by = newer
+            elif revalues and records.remainder(older.unit.text, records.revalued(
+                    older.unit.text, newer.unit.text) or frozenset({-1})) == "":
+                # the record reading ends what the claims leave: "Sara has a boyfriend
+                # called Jonas; they met at university" when "Sara and Jonas broke up"
+                older.superseded_by = newer
     for f in ordered:  # chains: what replaced it is what is live now
         seen = set()
         while f.superseded_by is not None and f.superseded_by.superseded_by is not None and \

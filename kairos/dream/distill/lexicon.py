@@ -277,6 +277,9 @@ CORRECTION = re.compile(r"\s*(?:(?:actually|sorry|oops),?\s*)?"
 
 # Calling something off: the plan it names does not happen ("cancelled the trip", "abgesagt").
 CANCELLED = re.compile(r"\b(?:cancel(?:l?ed|s|ling)?|called off|calls off|fell through|falls through|"
-                       r"declined|turned down|abgelehnt|"
+                       r"declined|turned down|abgelehnt|scrapped|gave up on|given up on|"
+                       r"dropped (?:the |her |his |my |our |their )?[\w-]+ (?:plan|idea|trip|visit|party)|"
+                       r"(?:plans?|trip|visit|party|holiday|vacation|wedding|dinner|event|move|idea) "
+                       r"(?:is|are) off\b|aufgegeben|fällt flach|"
                        r"abgesagt|sag\w*\b[^.;]{0,40}?\bab|storniert|fällt\b[^.;]{0,30}?\baus|"
                        r"fiel\b[^.;]{0,30}?\baus|ausgefallen)\b", re.I)

@@ -181,7 +181,8 @@ _CHANGED = re.compile(
     r"\bupdated\b|\bpromoted\b|\bagreed\b|\brenegotiated\b|\bfrom (?:\d|the \d|next|mid|early|end|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*)|\bstarting\b|\bas of\b|\beffective\b|"
     r"->|→|\bclosed[- ](?:won|lost)\b|\btakes? over\b|\btook over\b|\bjetzt\b|\bnun\b|\binzwischen\b|"
-    r"\bmittlerweile\b|"
+    r"\bmittlerweile\b|\bmov(?:es|ed|ing) to\b|\bshift(?:s|ed) to\b|\bverlegt\b|\bverschoben\b|"
+    r"\bab (?:nächste|kommende)\w*|"
     r"\bneue[nrsm]?\b|\berhöh\w*|\bgestiegen\b|\bsteigt\b|\bgesenkt\b|\bsinkt\b|\bgesunken\b|"
     r"\bangepasst\b|\w*anpassung\b|\bgeändert\b|\bab (?:\d|dem|sofort|jan|feb|mär|apr|mai|jun|jul|aug|"
     r"sep|okt|nov|dez)\w*|\bübernimmt\b|\bkünftig\b|\bseit\b|\bsince\b", re.I)
@@ -419,17 +420,23 @@ _ROLES = {
     "therapist": "therapist|physio|physiotherapist|therapeut|therapeutin|physiotherapeutin",
     "childcare": "babysitter|nanny|childminder|tagesmutter",
     "account manager": "account manager|kundenbetreuer|kundenbetreuerin",
+    "partner": "boyfriend|girlfriend|partner|husband|wife|fiancé|fiancée|fiance|fiancee|partnerin|"
+               "ehemann|ehefrau|verlobter|verlobte|lebensgefährte|lebensgefährtin",
 }
 _ROLE_OF = {noun: role for role, nouns in _ROLES.items() for noun in nouns.split("|")}
 _ROLE_WORDS = "|".join(sorted((re.escape(n) for n in _ROLE_OF), key=len, reverse=True))
 _NAME = r"(?-i:[A-ZÄÖÜ][\w'’-]+)"
 _PERSON = re.compile(
     rf"\b(?P<role>{_ROLE_WORDS})\b(?P<of>\s+(?:von|of|for|at|bei|für|in)\s+[\w'’.-]+(?:\s+{_NAME})?)?"
-    rf"\s*(?::|=|-|–|,|\bis\b|\bist\b|\bwas\b)?\s*(?:(?:now|jetzt|nun)\s+)?(?::\s*)?"
+    rf"\s*(?::|=|-|–|,|\bis\b|\bist\b|\bwas\b|\bcalled\b|\bnamed\b|\bnamens\b|\bheißt\b)?\s*"
+    rf"(?:(?:now|jetzt|nun)\s+)?(?::\s*)?"
     rf"(?:(?-i:Dr|Mr|Mrs|Ms|Prof|Herr|Frau|Familie|Fam|Firma|Family)\.?\s+)*(?P<name>{_NAME}(?:\s+{_NAME})?)",
     re.I)
 _LEAVES = re.compile(
     r"\bleft (?:the (?:company|firm|agency|practice|team|job|business)|us|\w+ for)\b|\bhas left\b|"
+    r"\bleft(?<!\(left)(?<!the left)(?<!on left)(?<!to left)(?<!turn left)(?=\s*(?:[;,.!]|\s[-–]\s|$))|"
+    r"\bleft (?-i:[A-ZÄÖÜ])\w+|\bbroke up\b|\bsplit up\b|\b(?:are|have|got) (?:separated|divorced)\b|"
+    r"\bhaben sich getrennt\b|\bsind getrennt\b|\bgetrennt\b|\bschluss gemacht\b|"
     r"\bquit\b|\bresigned\b|\bretired\b|\bretires\b|\bretiring\b|\bmoved out\b|\bmoves out\b|"
     r"\bmoved (?:to another|on|away)\b|\bswitched (?:jobs|companies)\b|\bpassed away\b|\bdied\b|"
     r"\bis gone\b|\bno longer (?:works?|with|at|our|the|in)\b|\bin rente\b|\bim ruhestand\b|"
@@ -509,7 +516,11 @@ def _role_change(older: str, newer: str, head_end: int, flds: tuple[Field, ...])
         if not (gone or ((succeeded or ended) and (shared or not owners))):
             continue
         # another owner named where the newer says whose ("Tom's GP is now Dr. Okoye")
-        theirs = names(newer) - owners - held.person - {p for h in others for p in h.person}
+        # (when the holder left, whose is said where they are named: "Ms. Li left; Tom Berg
+        # handles our account now" names the successor, not another owner)
+        told = newer if not gone else " ".join(
+            c for c in re.split(r"[.;!]\s|\s[-–]\s", newer) if held.person & _tokens(c))
+        theirs = names(told) - owners - held.person - {p for h in others for p in h.person}
         if owners and not owners & new_names and theirs:
             continue
         if not gone and owners and not shared:
@@ -534,6 +545,248 @@ def _let(older: str, newer: str, flds: tuple[Field, ...]) -> set[int] | None:
     if first is None:
         return set(range(len(flds)))
     return {k for k, f in enumerate(flds) if k >= first and f.sentence == flds[first].sentence}
+
+
+# -- a thing's time, a value left, a wait over ---------------------------------------------------
+#
+# Three changes a later line tells of a record without giving it a value of a kind above:
+# the time of a recurring thing ("Team standup daily at 9:15" -> "Stand-ups moved to 10",
+# "Probe dienstags 19:30" -> "Chorprobe jetzt donnerstags 19 Uhr"), a value the newer says
+# was left ("Tools: Jira for tickets, …" -> "migrated tickets from Jira to Linear"), and a
+# wait or a fault over ("waiting for the building permit" -> "permit granted", "tap in 2B
+# leaking" -> "2B tap fixed").  Each names the thing the older line is of, in words of its
+# own: a compound's head ("Chorprobe" is a "Probe"), a plural, a hyphen.
+
+def noun_key(word: str) -> str:
+    """A word as a thing's name is looked up by: its last five letters, less a
+    hyphen and a plural ("Stand-ups", "standup"; "Chorprobe", "Probe")."""
+    w = _low(word).replace("-", "")
+    if len(w) > 4 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    return w[-5:]
+
+
+def _same_noun(a: str, b: str) -> bool:
+    """One thing's name in two lines: the same word, a plural, a hyphen, or a
+    compound and its head ("Chorprobe" / "Probe", "Baugenehmigung" / "Genehmigung")."""
+    x, y = (_low(w).replace("-", "") for w in (a, b))
+    if x == y or stem(x) == stem(y):
+        return True
+    short, long_ = sorted((x.rstrip("s"), y.rstrip("s")), key=len)
+    return len(short) >= 4 and long_.endswith(short)
+
+
+_CLOCK = re.compile(
+    r"(?<![\d.:/,])(?:(\d{1,2}):(\d\d)|(\d{1,2})(?:\.(\d\d))?\s*(am|pm|uhr|h)\b|"
+    r"(?:(?<=\bat )|(?<=\bum )|(?<=\bto )|(?<=\bauf ))(\d{1,2})(?:\.(\d\d))?)"
+    r"(?![\d:/]|[.,]\d|\s*(?:%|kg|km|min|mg|€|eur|x\b|"
+    r"people|persons|personen|years|jahre|weeks|wochen|days|tage|k\b))", re.I)
+_ONE_DAY = re.compile(
+    r"\b(?:today|tomorrow|tonight|heute|morgen|übermorgen|this (?:week|weekend|time)\b|"
+    r"(?:this|next|on|diesen|nächsten|am) (?:mon|tues|wednes|thurs|fri|satur|sun)day\b(?!s)|"
+    r"(?:diesen|nächsten|am) (?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)\b(?!s)|"
+    r"(?<!from )(?<!ab )(?<!starting )\b\d{1,2}(?:st|nd|rd|th)?\.?\s+(?:of\s+)?"
+    r"(?:jan|feb|mar|mär|apr|may|mai|jun|jul|aug|sep|oct|okt|nov|dec|dez)\w*|"
+    r"(?<!from )(?<!ab )\b\d{1,2}\.\d{1,2}\.|\b(?:once|einmalig|exception|ausnahmsweise)\b)", re.I)
+_TIME_WORDS = frozenset("""moves moving move moved daily weekly always immer every jeden jede jeder now
+jetzt nun ab sofort starting from next week woche time uhr at um to auf von shifted shift shifts
+verlegt verschoben switched is are ist sind findet statt takes place start starts beginnt the die der
+das wird yesterday gestern next nächste nächster nächsten kommende kommenden coming""".split())
+
+
+def _clock(m: re.Match[str]) -> str:
+    hour = int(m.group(1) or m.group(3) or m.group(6))
+    minute = m.group(2) or m.group(4) or m.group(7) or "00"
+    if (m.group(5) or "").lower() == "pm" and hour < 12:
+        hour += 12
+    return f"{hour:02d}:{minute}"
+
+
+def _times(text: str, start: int = 0, end: int | None = None) -> list[tuple[str, int, int]]:
+    """The clock times and week's slots a span says: ("tu,th@17:00", start, end)."""
+    end = len(text) if end is None else end
+    span = text[start:end]
+    out: list[tuple[str, int, int]] = []
+    for m in _SLOT.finditer(span):
+        slot = _slot(m)
+        if slot:
+            out.append((slot, start + m.start(), start + m.end()))
+    for m in _CLOCK.finditer(span):
+        if not any(s <= start + m.start() < e for _, s, e in out):
+            out.append(("@" + _clock(m), start + m.start(), start + m.end()))
+    return sorted(out, key=lambda t: t[1])
+
+
+def _thing_words(text: str) -> list[str]:
+    return [w for w in words(text) if (low := _low(w)) not in STOP and low not in _TIME_WORDS and
+            low not in _NEUTRAL and not _calendar(low) and low not in _TITLES and
+            not any(c.isdigit() for c in low) and not _CHANGED.fullmatch(w) and len(low) > 1]
+
+
+def _retimed(older: str, newer: str, flds: tuple[Field, ...], head_end: int) -> set[int] | None:
+    """The field of ``older`` that gives the time of the thing the newer gives a
+    new time of ("Stand-ups moved to 10", "Chorprobe jetzt donnerstags 19 Uhr"):
+    each word the newer names its thing by is one of the older's, one of them
+    no mere companion ("with Dana"); never one day's exception ("this Friday")."""
+    if _ONE_DAY.search(newer) or _ONE_DAY.search(older) or _no_change(newer) or \
+            not _CHANGED.search(newer):
+        return None
+    new = _times(newer)
+    if len(new) != 1:
+        return None
+    before = re.split(r"[.;]\s", newer[:new[0][1]])[-1]
+    said_new = _thing_words(before)
+    one_on_one = bool(re.search(r"\b1:1\b|\bone-on-one\b", before, re.I))
+    if not said_new and not one_on_one:
+        return None
+    thing = one_on_one or any(
+        not re.search(rf"\b(?:with|mit|and|und|for|für)\s+{re.escape(w)}\b", before, re.I) for w in said_new)
+    head = older[:head_end]
+    for k, f in enumerate(flds):
+        olds = _times(older, f.start, f.end)
+        if len(olds) != 1 or not _differs(olds[0][0], new[0][0]):
+            continue
+        start = olds[0][1]
+        text = head + " " + older[f.start:start]
+        pool = _thing_words(text)
+        if one_on_one and not re.search(r"\b1:1\b|\bone-on-one\b", text, re.I) or not thing:
+            continue
+        if not pool or not all(any(_same_noun(w, p) for p in pool) for w in said_new):
+            continue
+        if _whose(older) - _tokens(newer):
+            continue  # "Mia's piano lesson" is not Tom's
+        if _says_more(older, f, olds[0], said_new, newer):
+            continue  # "with manager Dana", "im Gemeindehaus", "knee issues": more than a time
+        return set(range(len(flds))) if start < head_end else {k}
+    return None
+
+
+def _says_more(older: str, f: Field, time: tuple[str, int, int], said_new: list[str], newer: str) -> bool:
+    """Whether a field says more than its thing and its time: a word the newer
+    does not say, but a modifier just before the thing's name ("Team standup",
+    "weekly sync"), never one that says who someone is ("manager Dana")."""
+    text = older[f.start:time[1]] + " " + older[time[2]:f.end]
+    mine = [w for w in _thing_words(text)]
+    new_tokens = _tokens(newer)
+    for n, w in enumerate(mine):
+        low = _low(w)
+        if _among(low, new_tokens) or any(_same_noun(w, s) for s in said_new):
+            continue
+        modifier = n + 1 < len(mine) and any(_same_noun(mine[n + 1], s) for s in said_new)
+        who = modifier and mine[n + 1][0].isupper() and (low in PERSON_NOUNS or low in _ROLE_OF)
+        kind = n > 0 and low in _EVENT_KINDS and any(_same_noun(mine[n - 1], s) for s in said_new)
+        if not (modifier or kind) or who:
+            return True
+    return False
+
+
+# What a thing's name may end in without naming another thing ("Yoga class", "piano lessons").
+_EVENT_KINDS = frozenset("""class classes lesson lessons session sessions course meeting meetings
+training practice rehearsal appointment call kurs stunde termin sitzung treffen""".split())
+
+
+def _differs(old: str, new: str) -> bool:
+    """Whether a new slot or clock time is another: the days, or the time, changed."""
+    od, _, oc = old.partition("@")
+    nd, _, nc = new.partition("@")
+    return bool(od and nd and od != nd or oc and nc and oc != nc)
+
+
+def _whose(text: str) -> set[str]:
+    """The owners a line names by a possessive ("Mia's", "for Tom")."""
+    return {_low(m.group(1) or m.group(2)) for m in re.finditer(
+        r"\b([A-ZÄÖÜ]\w+)['’]s\b|\b(?:for|für) ([A-ZÄÖÜ]\w+)", text)}
+
+
+_LEFT_VALUE = re.compile(
+    r"\b(?:switch(?:ed|es|ing)?|migrat(?:ed|es|ing|e)|mov(?:ed|es|ing|e)|chang(?:ed|es|ing|e)|went|"
+    r"convert(?:ed|s)?|umgestiegen|gewechselt|wechsel[nt]|umgezogen)\b[^.;]{0,40}?\b(?:from|von)\s+"
+    r"(?:the |der |dem |den |die |das |our |my |her |his |their |unserem |meinem )?(?P<a>[\w-]+)|"
+    r"\b(?:stopped|quit|ditched|dropped|cancel(?:l)?ed)\s+(?:using |with |going to |the |my |her |his |"
+    r"our |their )*(?P<b>(?-i:[A-ZÄÖÜ])[\w-]+)|"
+    r"\bout of (?:the )?(?P<c>(?-i:[A-ZÄÖÜ])[\w-]+)\s+(?:into|to|in)\b|"
+    r"\binstead of (?:the )?(?P<d>(?-i:[A-ZÄÖÜ])[\w-]+)|"
+    r"\bstatt (?:der |dem |des )?(?P<e>(?-i:[A-ZÄÖÜ])[\w-]+)|"
+    r"\bno longer (?:uses?|using|at|with|on|in) (?:the )?(?P<f>(?-i:[A-ZÄÖÜ])[\w-]+)|"
+    r"\bnicht mehr (?:bei|mit|auf|in|im) (?:der |dem )?(?P<g>(?-i:[A-ZÄÖÜ])[\w-]+)|"
+    r"\bvon (?:der |dem |den )?(?P<h>[\w-]+)\s+(?:zu|auf|nach|in)\s+[^.;]{0,30}?\b(?:umgestiegen|"
+    r"gewechselt|umgezogen|migriert)\b", re.I)
+
+
+def _left(older: str, newer: str, flds: tuple[Field, ...], head_end: int) -> set[int] | None:
+    """The field of ``older`` holding a value the newer says was left: "Tools:
+    Jira for tickets, …" -> "migrated tickets from Jira to Linear"; "prefers
+    Slack" -> "stopped using Slack"; another thing of the same kind must be
+    named too ("tickets", "prefers"), not only a name ("Mia moved from Berlin"
+    says nothing of "Mia's favourite restaurant is in Berlin")."""
+    if _no_change(newer):
+        return None
+    gone = {_low(m.group(g)) for m in _LEFT_VALUE.finditer(newer) for g in "abcdefgh" if m.group(g)}
+    gone = {w for w in gone if w not in STOP and len(w) > 1 and not _calendar(w) and not w.isdigit()}
+    if not gone:
+        return None
+    new_words = {w for w in _tokens(newer) if w not in STOP and w not in _NEUTRAL and w not in gone}
+    both = names(newer) & names(older)  # "Mia" at the start of each
+    new_names = _proper(newer) | both if not is_german(newer) else both
+    old_names = _proper(older) | both if not is_german(older) else both
+    for k, f in enumerate(flds):
+        toks = _tokens(older[f.start:f.end])
+        if not gone & toks:
+            continue
+        rest = {w for w in toks | _tokens(older[:head_end]) if w not in STOP and w not in _NEUTRAL and
+                w not in gone and w not in old_names and not any(c.isdigit() for c in w)}
+        if not any(_known(w, rest) for w in new_words - new_names):
+            continue
+        if _whose(older) - _tokens(newer):
+            continue
+        return {k}
+    return None
+
+
+def _proper(text: str) -> set[str]:
+    """The names of a line but the first word of a sentence ("Docs moved out of …")."""
+    return {_low(m.group(0)) for m in re.finditer(r"(?<!^)(?<![.!?:;] )\b[A-ZÄÖÜ][\w'’-]+", text.strip())}
+
+
+_WAITING = re.compile(
+    r"\b(?:waiting (?:for|on)|awaiting|still no|applied for|pending|leaking|leaks|broken|not working|"
+    r"out of order|warte[nt]? (?:noch )?auf|beantragt|kaputt|defekt|undicht|tropft|ausstehend)\b", re.I)
+_OVER = re.compile(
+    r"\b(?:granted|approved|issued|fixed|repaired|arrived|delivered|came through|received|resolved|"
+    r"sorted|rejected|refused|denied|genehmigt|erteilt|repariert|geliefert|angekommen|eingetroffen|"
+    r"erledigt|abgelehnt|behoben|ist da|sind da|bewilligt)\b", re.I)
+_FUTURE = re.compile(r"\b(?:will|shall|gonna|going to|to be|soon|bald|wird|werden|expected|"
+                     r"hopefully|by (?:mon|tue|wed|thu|fri|sat|sun|next|the end))\b|'ll\b", re.I)
+
+
+def _ended_wait(older: str, newer: str, flds: tuple[Field, ...], head_end: int) -> set[int] | None:
+    """The field of ``older`` that waits for a thing, or says it is broken, when
+    the newer says it came or was fixed: "waiting for the building permit" ->
+    "permit granted"; "Kitchen tap in 2B leaking" -> "2B tap fixed"."""
+    over = _OVER.search(newer)
+    if over is None or _no_change(newer) or _FUTURE.search(newer):
+        return None
+    a, b = ids(older), ids(newer)
+    if a and b and not a & b:
+        return None
+    said_new = _thing_words(re.split(r"[.;]\s|\s[-–]\s", newer[:over.start()])[-1] + " " +
+                            " ".join(words(newer[over.end():])[:3]))
+    german = is_german(older)
+    for k, f in enumerate(flds):
+        in_head = bool(head_end) and k == 0 and _WAITING.search(older, 0, head_end) is not None
+        wait = _WAITING.search(older, 0, head_end) if in_head else _WAITING.search(older, f.start, f.end)
+        if wait is None:
+            continue
+        if re.search(r"\s(?:and|und|&)\s", older[wait.end():f.end if not in_head else head_end]):
+            continue  # waits for two things
+        things = _thing_words(older[:head_end] if in_head else older[f.start:f.end])
+        if not any(_same_noun(w, t) for w in said_new for t in things
+                   if german or not (t[0].isupper() and _low(t) in names(older[1:]))):
+            continue  # (a person waited on is no thing: "waiting for Tom's reply")
+        if _whose(older) - _tokens(newer):
+            continue
+        return set(range(len(flds))) if in_head else {k}
+    return None
 
 
 # -- the decision ------------------------------------------------------------------------------------
@@ -692,8 +945,7 @@ def revalued(older: str, newer: str) -> frozenset[int] | None:
     """The fields of ``older`` (see :func:`fields`) that ``newer`` gives a new
     value of, with those it says again, or None when it gives none — or when
     what would stay cannot be said alone."""
-    if older.strip() == newer.strip() or not _CHANGED.search(newer) and not _LEAVES.search(newer) and \
-            not _LET.search(newer) and not _ENDED_ROLE.search(newer):
+    if older.strip() == newer.strip() or not may_revalue(newer):
         return None
     head_end, flds = fields(older)
     if not flds:
@@ -705,6 +957,10 @@ def revalued(older: str, newer: str) -> frozenset[int] | None:
     let = _let(older, newer, flds)
     if let:
         cut |= let
+    for told in (_retimed, _left, _ended_wait):
+        found = told(older, newer, flds, head_end)
+        if found:
+            cut |= found
     changed = bool(cut)
     if not _no_change(newer):
         news = values(newer)
@@ -804,13 +1060,19 @@ def anchors(text: str) -> frozenset[str]:
     lower-cased, the drugs it gives a dose of, the roles it names someone in."""
     return frozenset(names(text) | head_names(text) | {i.lower() for i in ids(text)} |
                      {v.unit for v in values(text) if v.kind == "dose"} |
-                     {r for h in _held(text) for r in _roles_named(text) if r == "role:" + h.role})
+                     {r for h in _held(text) for r in _roles_named(text) if r == "role:" + h.role} |
+                     _things(text, bool(_WAITING.search(text) or _times(text))))
+
+
+def _things(text: str, timed: bool) -> set[str]:
+    """The things a line gives a time or a wait of, by their names' ends (see noun_key)."""
+    return {"n:" + noun_key(w) for w in _thing_words(text)} if timed else set()
 
 
 def said(text: str) -> set[str]:
     """What a line names, to look its records up by (see :func:`anchors`)."""
     return {_low(w) for w in re.findall(r"[\w'’+-]+", text)} | {i.lower() for i in ids(text)} | \
-        _roles_named(text)
+        _roles_named(text) | _things(text, bool(_OVER.search(text) or _times(text)))
 
 
 _CLOSED_NOW = re.compile(r"\b(?:today|heute)\b", re.I)
@@ -822,10 +1084,11 @@ def settled_now(text: str) -> bool:
     return bool(_CLOSED_NOW.search(text)) and any(v.kind == "stage" for v in values(text))
 
 
+@lru_cache(maxsize=16384)
 def may_revalue(newer: str) -> bool:
     """A cheap first look: whether a line says a change a record could take."""
     return bool(_CHANGED.search(newer) or _LEAVES.search(newer) or _LET.search(newer)
-                or _ENDED_ROLE.search(newer))
+                or _ENDED_ROLE.search(newer) or _LEFT_VALUE.search(newer) or _OVER.search(newer))
 
 
 __all__ = ["Field", "Value", "anchors", "field_text", "fields", "ids", "may_revalue", "names", "remainder",

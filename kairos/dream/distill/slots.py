@@ -380,7 +380,7 @@ _EVENT_WORDS = frozenset("""dinner lunch breakfast brunch adoption wedding party
 booking reservation session lesson course treffen essen abendessen mittagessen reise urlaub hochzeit
 feier kurs training cinema kino movie film theatre theater show gig dance
 offsite off-site retreat workshop kickoff kick-off conference webinar hackathon summit tagung
-klausur konferenz""".split())
+klausur konferenz marathon half-marathon halbmarathon triathlon race""".split())
 _EVENT_STEMS = ("adopt", "visit", "meetin")  # "is adopting" / "the adoption"
 # Words that name any plan: "sagt das Treffen ab" may end "trifft sich zum Essen".
 _ANY_EVENT = frozenset("meeting treffen plans plan termin appointment date".split())
@@ -420,13 +420,18 @@ def _calls_off(older: Claim, newer: Claim) -> bool:
                                      and not moving):
         return False
     if events_old and events_new - _ANY_EVENT and not any(
-            a[:5] == b[:5] for a in events_old for b in events_new):
+            _same_event(a, b) for a in events_old for b in events_new):
         return False  # "the dinner with Marta" is not "the cinema with Marta"
     names_old, names_new = proper_names(older.text), proper_names(newer.text)
     by_name = any(n.startswith(o) for o in names_old for n in names_new)
     if names_old and names_new and not by_name:
         return False  # the meeting with Paul is not the meeting with Ingrid
-    return by_name or any(a[:5] == b[:5] for a in events_old for b in events_new)
+    return by_name or any(_same_event(a, b) for a in events_old for b in events_new)
+
+
+def _same_event(a: str, b: str) -> bool:
+    """One event's noun twice: "dinner" / "dinners", "marathon" / "half-marathon"."""
+    return a[:5] == b[:5] or len(a) >= 5 and len(b) >= 5 and (a.endswith(b) or b.endswith(a))
 
 
 _DATE = re.compile(r"\b\d{1,2}\.? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mär|mai|okt|dez)\w*"

@@ -484,8 +484,8 @@ def test_a_home_indexed_before_shared_lines_keeps_its_rows_when_migrated(home: P
             conn.exec_driver_sql("ALTER TABLE memory_lines DROP COLUMN shared")
             conn.exec_driver_sql("CREATE VIRTUAL TABLE memory_fts USING fts5(body, content='', "
                                  "tokenize='porter unicode61 remove_diacritics 2')")
-            for kind in ("row", "instance"):
-                conn.exec_driver_sql(f"CREATE VIRTUAL TABLE memory_fts_{'terms' if kind == 'row' else 'where'} "
+            for name, kind in (("memory_fts_terms", "row"), ("memory_fts_where", "instance")):
+                conn.exec_driver_sql(f"CREATE VIRTUAL TABLE {name} "
                                      f"USING fts5vocab(memory_fts, {kind})")
             conn.exec_driver_sql(
                 "INSERT INTO memory_fts(rowid, body) SELECT position, kairos_terms(text, stream_id) "

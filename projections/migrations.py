@@ -72,6 +72,7 @@ def m005_scoped_terms(conn: Connection) -> None:
     and its term dictionary readable (the companion's compound parts).
     SQLite only: PostgreSQL's GIN indexes are unchanged."""
     if conn.dialect.name == "sqlite":
+        _with_shared_column(conn)  # the index is built as it is built now (m006)
         drop_fts(conn)
         fill_fts(conn)
         conn.execute(delete(positions).where(positions.c.name == "terms"))
@@ -84,13 +85,20 @@ def m006_shared_lines(conn: Connection) -> None:
     already there keep rows of their own (``shared`` 0), which is what the
     index holds; a rebuild marks them.  On SQLite the line triggers are made
     again, to skip shared lines, with the index that finds them."""
-    if "shared" not in {c["name"] for c in inspect(conn).get_columns(lines_table.name)}:
-        conn.execute(sql_text("ALTER TABLE memory_lines ADD COLUMN shared INTEGER NOT NULL "
-                              "DEFAULT 0"))
+    _with_shared_column(conn)
     if conn.dialect.name == "sqlite" and inspect(conn).has_table("memory_fts"):
         for name in ("memory_fts_line_in", "memory_fts_line_out"):
             conn.execute(sql_text(f"DROP TRIGGER IF EXISTS {name}"))
         create_fts(conn)
+
+
+def _with_shared_column(conn: Connection) -> None:
+    """``memory_lines.shared``, added where the table predates it (0: a row
+    of its own, as every line had).  Before anything builds the full-text
+    index as it is built now: m005 does, on a home that m004 made."""
+    if "shared" not in {c["name"] for c in inspect(conn).get_columns(lines_table.name)}:
+        conn.execute(sql_text("ALTER TABLE memory_lines ADD COLUMN shared INTEGER NOT NULL "
+                              "DEFAULT 0"))
 
 
 def same_terms(conn: Connection) -> None:

@@ -99,9 +99,10 @@ def index_text(text: str | None, stream_id: str) -> str | None:
 
 @lru_cache(maxsize=128)
 def _tagged(text: str, t: str) -> str:
-    """A text's words, tagged; kept for a while, because an append indexes
-    the same text twice in one batch (the write's history entry, then the
-    line it put in its file)."""
+    """A text's words, tagged; kept for a while, because a write of several
+    lines indexes each of them soon after the whole (its history entry, then
+    the lines it put in its file), and a deleted line is indexed again to
+    leave the index."""
     words = tokens(text)
     return t + (" " + t).join(words) if words else ""
 

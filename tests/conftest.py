@@ -35,6 +35,12 @@ PRIVACY = "\n[privacy]\nencrypt = true\n"
 # for expired, reopened them in its workers and left writers waiting past
 # their 0.3 s (a flaky "couldn't get a connection" on PostgreSQL).
 freezegun.configure(extend_ignore_list=["psycopg_pool"])
+# pydantic learns what a datetime is when it is first imported: imported under a
+# frozen clock (a follower thread of a test in freeze_time loading an embedder),
+# it takes freezegun's class for it, and litellm's models fail to build in every
+# later test ("Unable to generate pydantic-core schema for datetime", in some
+# orders of the files).  litellm, and with it pydantic, load here, before any test.
+import litellm  # noqa: E402, F401
 
 
 @pytest.fixture(autouse=True)

@@ -550,3 +550,74 @@ def test_lines_found_through_their_write_follow_rewrites_on_both_backends(lexica
         ("history", "Sam keeps bees in Ulm.")]
     assert [(h.where, h.text) for h in m.search("ada", "bees", user="lena", limit=10)] == [
         ("current", "Sam keeps bees in Ulm.")]
+
+
+def test_a_home_that_m004_made_migrates_through_m005_and_m006(home: Path) -> None:
+    """m005 builds the full-text index as it is built now, which reads the
+    lines' mark: on a home m004 made, before the mark's column existed."""
+    from kairos.projections.schema import migrations_table
+    from kairos.projections.search import drop_fts
+
+    m = Memory.init(str(home))
+    try:
+        m.write("ada", "MEMORY.md", "Sam plays the oboe.", user="sam")
+        m.flush()
+        readmodel = m.engine.readmodel
+        with readmodel.engine.begin() as conn:  # as m004 left it (its index dropped too)
+            drop_fts(conn)
+            conn.exec_driver_sql("ALTER TABLE memory_lines DROP COLUMN shared")
+            conn.execute(migrations_table.delete().where(migrations_table.c.name.in_(
+                ["m005_scoped_terms", "m006_shared_lines"])))
+        assert readmodel.migrate() == ["m005_scoped_terms", "m006_shared_lines"]
+        assert _fts_rows(m) == (1, 1)  # the line, unmarked, has its row
+        assert _where(m, "oboe") == [("current", "Sam plays the oboe.")]
+        m.write("ada", "MEMORY.md", "Sam plays the cello.", user="sam")
+        m.flush()
+        assert _fts_rows(m) == (2, 1)
+        assert m.verify().ok
+    finally:
+        m.close()
+
+
+def test_a_dreams_approval_and_rollback_keep_the_marks_a_rebuild_derives(
+        home: Path, db_url: str) -> None:
+    """The other events that rewrite a file: a dream's approval keeps a
+    one-line write's line (its text, so its position and its mark), a
+    rollback brings back a line as a line of its own; the rows are those a
+    rebuild derives, the index sound, the line found."""
+    from freezegun import freeze_time
+
+    from kairos.projections.schema import lines_table
+
+    m = home_with(home, db_url, 'embeddings = "off"')
+
+    def rows() -> list[tuple[Any, ...]]:
+        with m.engine.readmodel.engine.connect() as conn:
+            return sorted(tuple(r) for r in conn.execute(lines_table.select().with_only_columns(
+                lines_table.c.file, lines_table.c.text, lines_table.c.sources,
+                lines_table.c.position, lines_table.c.recorded_at, lines_table.c.shared)))
+
+    try:
+        with freeze_time("2026-06-01T10:00:00Z"):
+            m.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+            m.write("ada", "MEMORY.md", "Sam likes tea.", user="sam")
+            m.write("ada", "MEMORY.md", "Sam rows boats.", user="sam")
+            for i in range(5):
+                m.end_session("ada", "sam", session=f"s{i}")
+        with freeze_time("2026-06-03T10:00:00Z"):
+            proposal = m.dreams.dream("ada", "sam", force=True)
+            m.dreams.approve(proposal.dream_id, "alice")
+        m.flush()
+        approved = rows()
+        assert ("MEMORY.md", "Sam likes tea.") in [r[:2] for r in approved]
+        m.dreams.rollback("ada", "sam", "MEMORY.md", 0, "back")
+        m.flush()
+        kept = rows()
+        assert kept != approved and [r[-1] for r in kept].count(0) >= 1  # a line of its own
+        assert m.verify().ok
+        assert ("current", "Sam likes tea.") in [(h.where, h.text) for h in
+                                                m.search("ada", "tea", user="sam")]
+        m.rebuild()
+        assert rows() == kept
+    finally:
+        m.close()

@@ -39,7 +39,9 @@ freezegun.configure(extend_ignore_list=["psycopg_pool"])
 # frozen clock (a follower thread of a test in freeze_time loading an embedder),
 # it takes freezegun's class for it, and litellm's models fail to build in every
 # later test ("Unable to generate pydantic-core schema for datetime", in some
-# orders of the files).  litellm, and with it pydantic, load here, before any test.
+# orders of the files).  litellm, and with it pydantic, load here, before any test
+# (with its local table of model costs, as Kairos loads it: no fetch over the network).
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import litellm  # noqa: E402, F401
 
 

@@ -72,7 +72,7 @@ from kairos.ports import ReadResult
 # database with others (older, or a newer Kairos's) is read by the full
 # path.  tests/test_quickread.py checks this against migrations.MIGRATIONS.
 MIGRATIONS = frozenset({"m001_initial", "m002_lighter_writes", "m003_faults_keys",
-                        "m004_search", "m005_scoped_terms"})
+                        "m004_search", "m005_scoped_terms", "m006_shared_lines"})
 # As kairos.engine.logread reads a day file's end: 4 KB, then 16 times more.
 END_CHUNK = 4096
 # The log format's lines (kairos.domain.logformat, which needs the event classes).

@@ -301,8 +301,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             # her age when she changes school (see _remainders).
             if all(k in older.replaced or not _says(o) for k, o in enumerate(older.claims)):
                 older.superseded_by = newer
-            elif revalues and records.remainder(older.unit.text, records.revalued(
-                    older.unit.text, newer.unit.text) or frozenset({-1})) == "":
+            elif revalues and (cut := records.revalued(older.unit.text, newer.unit.text)) and \
+                    records.remainder(older.unit.text, cut) == "":
                 # the record reading ends what the claims leave: "Sara has a boyfriend
                 # called Jonas; they met at university" when "Sara and Jonas broke up"
                 older.superseded_by = newer

@@ -20,6 +20,14 @@ processes, the page cache, the disk) falls on all of them alike:
 * ``bare-get``: the same application reloading the aggregate before each
   write (``repository.get``: a copy and a fast-forward query), as a naive
   one does;
+* ``bare-log``: ``bare-mem`` plus, after each save, a log line appended to a
+  file and fsynced: the floor of Kairos's design on the library (an event
+  durable in the store, then its line durable in the day file; the two
+  cannot overlap, since a line may never name an event the store lost);
+* ``kairos-nofollow``: Kairos without the background follower
+  (``Memory(follow=False)``), the read model and files brought up once at
+  the end, inside the clock: the writer's own cost, with the read side in
+  one bulk catch-up instead of competing with each write;
 * ``two-fsyncs``: raw sqlite3, one insert per commit, plus a line appended
   to a file and fsynced: the physical floor of Kairos's design (two durable
   copies per write) on this disk, with no other work at all;
@@ -83,10 +91,11 @@ def text(i: int) -> str:
     return f"fact number {i} about the user"
 
 
-def kairos(tmp: Path, n: int, pairs: int, url: str | None) -> Run:
+def kairos(tmp: Path, n: int, pairs: int, url: str | None, *, follow: bool = True) -> Run:
     """See the module's docstring."""
     lat = []
-    with Memory.init(str(tmp / "kairos-home"), url) as mem:
+    Memory.init(str(tmp / "kairos-home"), url).close()
+    with Memory(str(tmp / "kairos-home"), url, follow=follow) as mem:
         for p in range(pairs):  # open the streams first, as a running system has them
             mem.write("agent", "MEMORY.md", "warm-up", user=f"u{p}")
         mem.flush()
@@ -99,7 +108,8 @@ def kairos(tmp: Path, n: int, pairs: int, url: str | None) -> Run:
         return n / (time.perf_counter() - start), lat
 
 
-def bare(tmp: Path, n: int, pairs: int, url: str | None, *, reload: bool) -> Run:
+def bare(tmp: Path, n: int, pairs: int, url: str | None, *, reload: bool,
+         log: bool = False) -> Run:
     backend = ({**env_from_url(url), "PERSISTENCE_MODULE": "eventsourcing.postgres"} if url
                else {**DURABLE, "SQLITE_DBNAME": str(tmp / "bare.db")})
     app = Bare(env={**backend, "AGGREGATE_CACHE_MAXSIZE": "1000"})
@@ -108,6 +118,7 @@ def bare(tmp: Path, n: int, pairs: int, url: str | None, *, reload: bool) -> Run
         note = Note(f"u{p}")
         app.save(note)
         notes.append(note)
+    fd = os.open(tmp / "bare.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     lat = []
     start = time.perf_counter()
     for i in range(n):
@@ -115,8 +126,12 @@ def bare(tmp: Path, n: int, pairs: int, url: str | None, *, reload: bool) -> Run
         note = app.repository.get(notes[i % pairs].id) if reload else notes[i % pairs]
         note.write(text(i))
         app.save(note)
+        if log:
+            os.write(fd, b"- %d %s\n" % (note.version, text(i).encode()))
+            os.fsync(fd)
         lat.append((time.perf_counter() - t) * 1000)
     rate = n / (time.perf_counter() - start)
+    os.close(fd)
     app.close()
     return rate, lat
 
@@ -171,9 +186,11 @@ def report(title: str, runs: dict[str, list[Run]], base: str) -> None:
         print(f"| {name} | {min(rates):,.0f} | {statistics.median(rates):,.0f} | "
               f"{max(rates):,.0f} | {pct(lat, 0.5):.3f} | {pct(lat, 0.99):.3f} | "
               f"{statistics.median(rates) / base_median:.0%} |")
-    k = [a[0] / b[0] for a, b in zip(runs["kairos"], runs[base], strict=True)]
-    print(f"kairos / {base}, round by round: min {min(k):.0%}, median "
-          f"{statistics.median(k):.0%}, max {max(k):.0%}")
+    for num, den in (("kairos", base), ("bare-log", base), ("kairos", "bare-log")):
+        if num in runs and den in runs:
+            k = [a[0] / b[0] for a, b in zip(runs[num], runs[den], strict=True)]
+            print(f"{num} / {den}, round by round: min {min(k):.0%}, median "
+                  f"{statistics.median(k):.0%}, max {max(k):.0%}")
 
 
 def writes(args: argparse.Namespace) -> None:
@@ -182,6 +199,8 @@ def writes(args: argparse.Namespace) -> None:
         "kairos": lambda d: kairos(d, n, pairs, None),
         "bare-mem": lambda d: bare(d, n, pairs, None, reload=False),
         "bare-get": lambda d: bare(d, n, pairs, None, reload=True),
+        "bare-log": lambda d: bare(d, n, pairs, None, reload=False, log=True),
+        "kairos-nofollow": lambda d: kairos(d, n, pairs, None, follow=False),
         "two-fsyncs": lambda d: raw(d, n, log=True),
         "raw-sqlite": lambda d: raw(d, n, log=False),
     }

@@ -193,3 +193,37 @@ def test_a_failure_in_the_follower_is_raised_at_the_next_read_not_swallowed(
     assert mem.read("ada", "SOUL.md").content == "I am Ada, still.\n"  # raised once
     (home / "memory/ada").unlink()
     assert mem.flush() == 1
+
+
+def test_the_follower_gathers_a_burst_of_writes_into_one_round() -> None:
+    from kairos.engine.follower import Follower
+
+    rounds: list[float] = []
+    follower = Follower(lambda: rounds.append(time.monotonic()), lambda: None,
+                        delay=0.0, gather=0.5)
+    try:
+        start = time.monotonic()
+        for _ in range(10):  # a burst, spread over about 0.1 s
+            follower.notify()
+            time.sleep(0.01)
+        assert wait_for(lambda: len(rounds) >= 1)
+        time.sleep(0.2)  # a second round, if the burst had made one, would have run by now
+        assert len(rounds) == 1
+        assert rounds[0] - start >= 0.5  # it waited for the rest of the burst
+        follower.notify()  # a later write: a round of its own
+        assert wait_for(lambda: len(rounds) == 2)
+    finally:
+        follower.stop()
+
+
+def test_stopping_the_follower_cuts_its_wait_short() -> None:
+    from kairos.engine.follower import Follower
+
+    rounds: list[int] = []
+    follower = Follower(lambda: rounds.append(1), lambda: None, delay=30.0, gather=30.0)
+    follower.notify()
+    time.sleep(0.05)  # in the wait before its round
+    start = time.monotonic()
+    follower.stop()
+    assert time.monotonic() - start < 5.0
+    assert rounds == []  # stopped before its round: what is left is the closer's to do

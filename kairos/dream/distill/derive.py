@@ -45,7 +45,7 @@ from functools import lru_cache
 from typing import Any
 
 from kairos.domain.files import POINTER, pointer
-from kairos.dream.distill import facts, faithful, gloss, items, records, slots, when
+from kairos.dream.distill import facts, faithful, gloss, items, records, restated, slots, when
 from kairos.dream.distill.lexicon import ATTRIBUTE_NOUNS, CORRECTION, KEY_LINE, PERSON_NOUNS
 from kairos.dream.distill.words import DIRECTION, WEAK, is_german, spelling
 
@@ -191,6 +191,7 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
     by_subject: dict[str, list[int]] = {}
     by_owner: dict[str, list[int]] = {}
     by_anchor: dict[str, list[int]] = {}  # a record's names: "2a", "roastery", "ramipril"
+    by_frame: dict[str, list[int]] = {}  # a record's words, to find it told again (see restated)
     # (only the lines before the last that may give a record a new value are looked up so)
     last_revalue = max((j for j, f in enumerate(ordered)
                         if not f.unit.opaque and records.may_revalue(f.unit.text)), default=-1)
@@ -203,6 +204,9 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
         if not f.unit.opaque and j < last_revalue:
             for name in records.anchors(f.unit.text):
                 by_anchor.setdefault(name, []).append(j)
+        if not f.unit.opaque:
+            for w in restated.frame_words(f.unit.text):
+                by_frame.setdefault(w, []).append(j)
     for j, newer in enumerate(ordered):
         t = newer.timed
         # "is moving to Hamburg on 1 June": she lives where she lives until then.
@@ -250,6 +254,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
         if revalues:  # "2A rent goes up to 1,010 EUR": the records that name 2A
             for w in records.said(newer.unit.text):
                 candidates.update(by_anchor.get(w, ()))
+        for w in restated.frame_words(newer.unit.text):  # "Zoe's shoe size 33": the lines of her size
+            candidates.update(by_frame.get(w, ()))
         for c in newer.claims:
             for subject in c.subjects:
                 candidates.update(by_subject.get(subject, ()))
@@ -264,6 +270,9 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
                 continue
             if items.ends(older.unit.text, newer.unit.text):
                 older.superseded_by = newer  # the item's state, the opening: the whole of such a line
+                continue
+            if restated.told_again(older.unit.text, newer.unit.text):
+                older.superseded_by = newer  # the record told again, other values: "Zoe's shoe size 33"
                 continue
             ot = older.timed
             if ot.end and ot.end >= today and not ot.written_past and not newer.timed.dated and \

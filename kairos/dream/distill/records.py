@@ -219,6 +219,12 @@ _A_WHILE = re.compile(
     r"\bvertr(?:etung|itt)\b|\bim urlaub\b|\bkrank\b|\bwährend\b", re.I)
 
 
+def no_change(newer: str) -> bool:
+    """Whether a line is a plan or a wish, a negation, history, a value added or
+    a while: no new value of a record, whatever it names."""
+    return _no_change(newer)
+
+
 def _no_change(newer: str) -> bool:
     return bool(_HEDGE.search(newer) or _NEGATED.search(newer) or _HISTORY.search(newer)
                 or _ADDED.search(newer) or _A_WHILE.search(newer)
@@ -289,6 +295,11 @@ _SLOT = re.compile(rf"\b(?:(every|jeden|on|am)\s+)?({_DAY}(?:{_JOINED}{_DAY})*)\
                    r"(?:\s*(?:at|um|@|,)?\s*(\d{1,2})(?:[:.](\d\d))?\s*(am|pm|h\b|uhr)?)?", re.I)
 _DAY_ORDER = ["mo", "tu", "we", "th", "fr", "sa", "su"]
 _DE_DAY = {"mo": "mo", "di": "tu", "mi": "we", "do": "th", "fr": "fr", "sa": "sa", "so": "su"}
+
+
+def number(text: str) -> str:
+    """An amount as one form: "1.010" and "1,010" are 1010, "0,5" is 0.5."""
+    return _number(text)
 
 
 def _number(text: str, k: bool = False) -> str:
@@ -1091,6 +1102,7 @@ def may_revalue(newer: str) -> bool:
                 or _ENDED_ROLE.search(newer) or _LEFT_VALUE.search(newer) or _OVER.search(newer))
 
 
-__all__ = ["Field", "Value", "anchors", "field_text", "fields", "ids", "may_revalue", "names", "remainder",
+__all__ = ["Field", "Value", "anchors", "field_text", "fields", "ids", "may_revalue", "names", "no_change",
+           "number", "remainder",
            "revalued",
            "said", "settled_now", "values"]

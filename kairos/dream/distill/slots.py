@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from kairos.dream.distill import items, records, when
+from kairos.dream.distill import items, records, restated, when
 from kairos.dream.distill.claims import Claim, claims_of
 from kairos.dream.distill.lexicon import (
     ATTRIBUTE_NOUNS,
@@ -120,6 +120,11 @@ def decide(older: Claim, newer: Claim, days: tuple[date | None, date | None] | N
             not _DELAY_OF_HOURS.search(newer.text) and _calls_off(older, newer):
         return True
     if newer.hedged and not newer.wrong:  # "wonders whether to move": nothing changed yet
+        return False
+    # "Rent was 880 EUR/month when we moved in": a value the newer says was, with no word of
+    # now, is history beside "Rent: 950 EUR/month", not a new value of it.
+    if _WAS_VALUE.search(newer.text) and not _WAS_VALUE.search(older.text) and \
+            not _NOW.search(newer.text) and not newer.corrects:
         return False
     if _POSTPONED.search(newer.text) and newer.attribute != "when" or _DELAY_OF_HOURS.search(
             newer.text) and _POSTPONED.search(newer.text):
@@ -567,6 +572,9 @@ _ON_THE_SIDE = re.compile(r"\b(?:on|at|over) (?:the )?weekends?\b|\bin the eveni
                           r"\bin (?:her|his|their|my) (?:spare|free) time\b|\bnebenbei\b|"
                           r"\bnebenberuflich\b|\bam wochenende\b|\bwochenends\b|\bteilzeit\b|"
                           r"\bminijob\b|\bnebenjob\b|\babends\b", re.I)
+_WAS_VALUE = re.compile(r"\b(?:was|were|war|waren|had been)\s+(?:~|about\s+|around\s+|only\s+|just\s+|"
+                        r"noch\s+|nur\s+|ca\.?\s*)?[\d€$£]", re.I)
+_NOW = re.compile(r"\b(?:now|today|currently|since|from now|jetzt|nun|heute|aktuell|seit|ab sofort)\b", re.I)
 _BACK = re.compile(r"\bback (?:on|to)\b|\bzurück (?:zu[mr]?|bei|auf)\b", re.I)
 
 
@@ -634,6 +642,10 @@ def is_update(older: str, newer: str, names: frozenset[str] = frozenset()) -> st
     # A record's field given a new value in other words: "Flat 2A rent: 950 EUR/month" ->
     # "2A rent goes up to 1,010 EUR from 1 April" (the fields it leaves stay: see records).
     if records.revalued(older, newer):
+        return "update"
+    # The record told again with other values, in any words: "Zoe's shoe size 31" ->
+    # "Zoe's shoe size 33"; "Takes ibuprofen 400 mg three times a day" -> "Ibu jetzt 600 mg, 2x tgl.".
+    if restated.told_again(older, newer):
         return "update"
     return "coexist"
 

@@ -746,6 +746,7 @@ def derive(units: list[Unit], current: dict[str, list[tuple[str, tuple[str, ...]
     report = {
         "gather": {
             "units": len(units), "duplicates": [[f.text for f in g] for g in groups if len(g) > 1],
+            "partial_duplicates": [{"notes": texts, "into": ln.text} for ln, texts in united],
             "contradictions": [{"older": f.unit.text, "newer": f.superseded_by.unit.text}
                                for f in superseded if f.superseded_by is not None],
             "relative_time": [{"text": ln.head.unit.text, "resolved": ln.text} for ln in rewritten],
@@ -822,8 +823,8 @@ def _unite(lines: list[Line], settings: Settings) -> tuple[list[Line], list[tupl
         # a standing fact's wording ages as one: "is Tuesday" beside "on Tuesdays" is the habit
         head = next((m.head for m in reversed(members) if m.head.kind.cls != facts.TIME_BOUND),
                     members[-1].head)
-        head = _durable(replace(head, timed=replace(head.timed, text=text)), [f for m in members for f in m.facts])
-        ln = Line([f for m in members for f in m.facts], head, members[0].file)
+        told = [f for m in members for f in m.facts]
+        ln = Line(told, _durable(replace(head, timed=replace(head.timed, text=text)), told), members[0].file)
         out.append(ln)
         united.append((ln, texts))
     return out, united

@@ -144,7 +144,8 @@ def conflict(a: str, b: str) -> bool:
             return True
     # who to whom: "Kim owes Sam" is not "Sam schuldet Kim"
     both = set(x.capitals) & set(y.capitals)
-    return [c for c in dict.fromkeys(x.capitals) if c in both] != [c for c in dict.fromkeys(y.capitals) if c in both]
+    return [c for c in dict.fromkeys(x.capitals) if c in both] != \
+        [c for c in dict.fromkeys(y.capitals) if c in both]
 
 
 def same_thing(a: str, b: str) -> bool:

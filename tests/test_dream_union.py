@@ -145,3 +145,19 @@ def test_the_loss_guard_accepts_a_line_that_keeps_the_sources_own_weekday() -> N
           "tz": when.zone("Europe/Berlin")}
     assert faithful.supports("Swimming for Mia on Tuesdays; class 17:00 at the Westbad", src, **kw)
     assert not faithful.supports("Swimming for Mia; class 17:00 at the Westbad", src, **kw)
+
+
+def test_one_attribute_with_two_values_stays_two_lines() -> None:
+    """The words alone share three ("Jonas ist allergisch gegen …"); the claims
+    give the allergy two values, which is two facts, not one told in parts."""
+    plan = derive(units_of("Jonas ist allergisch gegen Nüsse.", "Jonas ist allergisch gegen Katzenhaare."),
+                  {}, SETTINGS)
+    assert len(plan.files["MEMORY.md"]) == 2 and plan.report["consolidate"]["united"] == 0
+
+
+def test_how_a_name_is_given_is_not_a_detail_and_a_bracket_is_not_left_open() -> None:
+    assert union.united(["Ben's dog is called Rex!", "Ben walks his dog Rex every morning."]) == \
+        "Ben walks his dog Rex every morning"
+    assert union.united(["Soil test result bed 3 = pH 5.8, blueberries planned there",
+                         "Bed 3 soil test: pH 5.8 (acidic) - good for blueberries"]) == \
+        "Soil test result bed 3 = pH 5.8, blueberries planned there; acidic - good"

@@ -845,10 +845,23 @@ def _unitable(a: Line, b: Line) -> bool:
     xt, yt = x.timed, y.timed
     if xt.written_past or yt.written_past:
         return False  # two episodes told alike are two episodes ("cooked X for dinner")
-    if xt.currently != yt.currently or xt.dates != yt.dates \
-            or xt.over != yt.over:
+    if xt.currently != yt.currently or xt.dates != yt.dates or xt.over != yt.over:
         return False
-    return not union.conflict(_said(a), _said(b))
+    return not _two_values(x, y) and not union.conflict(_said(a), _said(b))
+
+
+def _two_values(x: Fact, y: Fact) -> bool:
+    """Whether the claims give one attribute of one subject two values: two
+    allergies ("allergisch gegen Nüsse" / "… gegen Katzenhaare"), an update or
+    two facts that coexist — either way not one fact told in parts."""
+    for cx in x.claims:
+        if not cx.attribute or ":" in cx.attribute or cx.attribute == "when":
+            continue
+        for cy in y.claims:
+            if cy.attribute and _spelt(cy.attribute) == _spelt(cx.attribute) and cx.subjects & cy.subjects \
+                    and not set(cx.value) & set(cy.value):
+                return True
+    return False
 
 
 def _said(ln: Line) -> str:

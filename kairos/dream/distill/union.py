@@ -42,6 +42,8 @@ _UNIT_AFTER = frozenset(UNITS) | {"pounds", "ghz", "mhz", "gb", "tb", "mbit", "d
 _LEADS = frozenset("at on in for with from by to until am im um bei mit von vom ab bis für zum zur "
                    "an auf".split())
 _NOT_A_THING = frozenset({"new", "=new", "old", "=old", "neu", "=neu", "alt", "=alt", "current", "aktuell"})
+# How a name is given: "Ben's dog is called Rex" adds nothing to "Ben walks his dog Rex".
+_NAMING = frozenset("called named heißt heisst genannt namens".split())
 _ARTICLES = frozenset("the a an der die das dem den des ein eine einem einen".split())
 _SHARED_WITHOUT_VALUE = 3  # words two notes share when they share no value (a day, time, number, name)
 _SHARED_SHARE = 0.6  # ... and that share of the shorter note's words
@@ -204,8 +206,8 @@ def _runs(text: str, known: Note) -> list[str]:
             t = facts.telling(word)
             ks = {k for w, parts in zip(t.words, t.glossed, strict=True)
                   if w not in WEAK and w not in DIRECTION and w not in STOP for k in _word_keys(w, parts)}
-            small[i] = not ks
-            new[i] = bool(ks) and not ks & known.keys
+            small[i] = not ks or word.lower() in _NAMING
+            new[i] = bool(ks) and not ks & known.keys and not small[i]
     runs: list[str] = []
     i = 0
     while i < len(toks):
@@ -221,9 +223,16 @@ def _runs(text: str, known: Note) -> list[str]:
         lead = start > 0 and toks[start - 1].group(0).lower() in _LEADS and \
             not (toks[start - 1].group(0).lower() == "am" and start > 1
                  and re.fullmatch(r"[\d.,:]+", toks[start - 2].group(0)))  # "10 am" is a time
-        runs.append(text[toks[start - 1 if lead else i].start():toks[j].end()])
+        runs.append(_balanced(text[toks[start - 1 if lead else i].start():toks[j].end()]))
         i = j + 1
     return runs
+
+
+def _balanced(run: str) -> str:
+    """A stretch without a bracket it does not open and close: "acidic) - good"."""
+    if run.count("(") != run.count(")"):
+        run = run.replace("(", "").replace(")", "")
+    return run
 
 
 _BRIDGE = 2  # known words kept between two new ones: "arroz de marisco" stays one phrase

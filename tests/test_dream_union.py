@@ -89,6 +89,12 @@ def test_german_english_and_mixed_notes_of_one_fact_unite_without_losing_a_word(
     ("Kim owes Sam 50 EUR.", "Sam schuldet Kim 50 EUR."),  # who to whom
     ("Mia works at Siemens as a data engineer.", "Mia left Siemens; she starts at Zalando on 1 July."),
     ("Mia has ballet on Tuesdays", "Mia has piano on Tuesdays at the music school"),  # two things
+    ("Mia has ballet on Tuesdays at 4 pm", "Mia has piano on Tuesdays at 4 pm"),
+    ("Mia Ballett dienstags 16 Uhr", "Mia Klavier dienstags 16 Uhr"),
+    ("Bruno gets 200 g dry food in the morning", "Bruno gets 200 g wet food in the evening"),  # part of day
+    ("Oma wohnt in Köln", "Opa wohnt in Köln, Ehrenfeld"),
+    ("Gym on Mondays at 7 am", "Yoga on Mondays at 7 am at the studio"),
+    ("Lisa mag Tee mit Honig", "Lisa mag keinen Tee am Abend"),
 ])
 def test_look_alikes_are_not_one_fact(a: str, b: str) -> None:
     assert not union.same_thing(a, b)
@@ -99,6 +105,7 @@ def test_look_alikes_are_not_one_fact(a: str, b: str) -> None:
     ("Swimming lessons for Mia on Tuesdays at 5 pm", "Mia's swim class is Tuesday 17:00 at the Westbad"),
     ("Tom's gym is FitX on Hauptstraße", "Tom's gym FitX costs 24.90 EUR a month"),
     ("Chef trinkt Kaffee schwarz, morgens", "Chef trinkt Kaffee schwarz aus der blauen Tasse"),
+    ("Mia's ballet is on Tuesdays at 4 pm", "Ballet for Mia Tuesdays 16:00, bring the pink shoes"),
 ])
 def test_notes_of_one_thing_with_one_value_are_one_fact(a: str, b: str) -> None:
     assert union.same_thing(a, b) and union.same_thing(b, a)

@@ -41,7 +41,14 @@ _UNIT_AFTER = frozenset(UNITS) | {"pounds", "ghz", "mhz", "gb", "tb", "mbit", "d
 # Words that join a detail to what it tells of: "at 5 pm", "am Sportplatz Nord".
 _LEADS = frozenset("at on in for with from by to until am im um bei mit von vom ab bis für zum zur "
                    "an auf".split())
-_NOT_A_THING = frozenset({"new", "=new", "old", "=old", "neu", "=neu", "alt", "=alt", "current", "aktuell"})
+# Words two notes may share without sharing a thing: "Mia has ballet" and "Mia has piano".
+_NOT_A_THING = frozenset(facts.told_key(w) for w in """new old neu neue alt alte current aktuell has have had
+    hat haben get gets got bekommt kriegt is are ist sind does do macht am pm uhr""".split())
+# Parts of a day, a value like a clock time: "in the morning" and "in the evening" are two feedings.
+_DAYPARTS = {facts.told_key(w): part for part, ws in (
+    ("morning", "morning mornings morgens früh vormittags"), ("noon", "noon midday mittags"),
+    ("afternoon", "afternoon afternoons nachmittags"), ("evening", "evening evenings abends"),
+    ("night", "night nights nachts")) for w in ws.split()}
 # How a name is given: "Ben's dog is called Rex" adds nothing to "Ben walks his dog Rex".
 _NAMING = frozenset("called named heißt heisst genannt namens".split())
 _ARTICLES = frozenset("the a an der die das dem den des ein eine einem einen".split())
@@ -64,6 +71,7 @@ class Note:
     capitals: tuple[str, ...] = ()  # its capitalised words the glossary does not know, in order
     owned: frozenset[tuple[str, str]] = frozenset()  # ("mia", "manager") for "Mia's manager"
     persons: frozenset[str] = frozenset()  # capitalised words the glossary does not know, of an English line
+    lower: frozenset[str] = frozenset()  # the keys of the words written in lower case
 
 
 def _numbers_in(token: str) -> list[str]:
@@ -119,7 +127,8 @@ def note(text: str) -> Note:
     owned = frozenset((facts.told_key(o), facts.told_key(w)) for o, w in t.owned)
     return Note(frozenset(keys), tuple(each), subject, frozenset(keys & _WEEKDAYS), frozenset(times),
                 frozenset(numbers), frozenset(names), bool(t.negations), capitals, owned,
-                frozenset() if german else frozenset(capitals))
+                frozenset() if german else frozenset(capitals),
+                frozenset(facts.told_key(w) for w, cap in zip(t.words, t.caps, strict=True) if not cap))
 
 
 def conflict(a: str, b: str) -> bool:
@@ -130,7 +139,7 @@ def conflict(a: str, b: str) -> bool:
         return True
     if x.subject and y.subject and x.subject not in y.keys and y.subject not in x.keys:
         return True
-    for mine, theirs in ((x.days, y.days), (x.times, y.times)):
+    for mine, theirs in ((x.days, y.days), (x.times, y.times), (_parts_of_day(x), _parts_of_day(y))):
         if mine - theirs and theirs - mine:
             return True
     for unit in {u for _, u in x.numbers} & {u for _, u in y.numbers}:
@@ -162,11 +171,15 @@ def same_thing(a: str, b: str) -> bool:
                 sum(1 for ks in y.words if ks & x.keys and not ks & _WEEKDAYS))
     valued = bool(x.days & y.days or x.times & y.times or x.numbers & y.numbers
                   or x.names & y.names)
-    if not _thing_shared(x, y):
+    if not (_thing_shared(x, y) and _thing_shared(y, x)):
         return False
     if valued:
         return plain >= 2
     return shared >= _SHARED_WITHOUT_VALUE and shared >= _SHARED_SHARE * min(len(x.words), len(y.words))
+
+
+def _parts_of_day(n: Note) -> set[str]:
+    return {_DAYPARTS[k] for k in n.keys if k in _DAYPARTS}
 
 
 def _thing_shared(x: Note, y: Note) -> bool:
@@ -179,7 +192,11 @@ def _thing_shared(x: Note, y: Note) -> bool:
     for ks in x.words:
         if not ks & y.keys or ks & _WEEKDAYS or ks & x.names or ks & _NOT_A_THING:
             continue
-        if ks & x.persons or any(c.isdigit() for k in ks for c in k):
+        if any(c.isdigit() for k in ks for c in k) or ks & _DAYPARTS.keys():
+            continue
+        # a name says whose, not what ("Mia Ballett dienstags"); "Ballet" first in a line is
+        # a name only if the other note does not write it in lower case
+        if (ks & x.persons or x.subject in ks and x.capitals[:1] == (x.subject,)) and not ks & y.lower:
             continue
         return True
     return False

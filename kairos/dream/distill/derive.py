@@ -21,7 +21,9 @@ again for ``now``:
 3. **Merge** duplicates (:func:`~kairos.dream.distill.facts.same_fact` after
    normalization, or a line that says all another says in other words:
    :func:`~kairos.dream.distill.facts.covers`) into one line citing every
-   source: the wording that says most, else the newest.
+   source: the wording that says most, else the newest.  Notes of one fact
+   where each says a detail the others lack (:mod:`~kairos.dream.distill.union`)
+   become one line that says every detail and cites every source.
 4. **Age**: a time-bound fact whose time is over takes the past tense; once
    it has been over for ``ttl_days`` (or, undated, "currently …", was written
    that long ago) it moves to ``topics/archive.md``.  Durable facts never age

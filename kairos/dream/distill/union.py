@@ -142,11 +142,8 @@ def conflict(a: str, b: str) -> bool:
     for mine, theirs in ((x.days, y.days), (x.times, y.times), (_parts_of_day(x), _parts_of_day(y))):
         if mine - theirs and theirs - mine:
             return True
-    for unit in {u for _, u in x.numbers} & {u for _, u in y.numbers}:
-        mine_n = {n for n, u in x.numbers if u == unit}
-        theirs_n = {n for n, u in y.numbers if u == unit}
-        if mine_n - theirs_n and theirs_n - mine_n:
-            return True
+    if numbers_differ(a, b):
+        return True
     if x.names - y.keys and y.names - x.keys:
         return True
     # whose: "Mia's manager" and "Mia's team" are two things of hers
@@ -157,6 +154,18 @@ def conflict(a: str, b: str) -> bool:
     both = set(x.capitals) & set(y.capitals)
     return [c for c in dict.fromkeys(x.capitals) if c in both] != \
         [c for c in dict.fromkeys(y.capitals) if c in both]
+
+
+def numbers_differ(a: str, b: str) -> bool:
+    """Whether each note has a number of one unit the other lacks: "5 mg" and
+    "500 mg", "nas01" and "nas02", "B-KM 2231" and "B-KM 8870"."""
+    x, y = note(a), note(b)
+    for unit in {u for _, u in x.numbers} & {u for _, u in y.numbers}:
+        mine = {n for n, u in x.numbers if u == unit}
+        theirs = {n for n, u in y.numbers if u == unit}
+        if mine - theirs and theirs - mine:
+            return True
+    return False
 
 
 def same_thing(a: str, b: str) -> bool:

@@ -33,6 +33,10 @@ from kairos.dream.distill.words import DIRECTION, STOP, UNITS, WEAK, WORD, is_ge
 _WEEKDAYS = frozenset(f"~{d}~" for d in "montag dienstag mittwoch donnerstag freitag samstag sonntag".split())
 _MONTHS = "januar februar marz april mai juni juli august september oktober november dezember"
 _CALENDAR = _WEEKDAYS | frozenset(f"~{m}~" for m in _MONTHS.split())
+_MONTH = r"(?:jan|feb|mar|mär|apr|may|mai|jun|jul|aug|sep|oct|okt|nov|dec|dez)[a-zä]*\.?"
+# A date is one value, not numbers: "number 0 on 3 March 2026" has no 3 to set against "number 3".
+_DATE = re.compile(rf"\b\d{{1,2}}\.?\s+{_MONTH}(?:\s+\d{{4}})?\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
+                   rf"(?:,?\s+\d{{4}})?\b|\b\d{{4}}-\d\d-\d\d\b", re.I)
 _CLOCK = re.compile(r"\b(\d{1,2})(?:[:.](\d\d))?\s*(am|pm|a\.m\.|p\.m\.|uhr|h)\b|\b(\d{1,2}):(\d\d)\b", re.I)
 # A number's unit, when the word after it is one: "5 mg" and "500 mg" are two doses, "14" and
 # "level -2" are not two parking spaces.
@@ -72,6 +76,7 @@ class Note:
     owned: frozenset[tuple[str, str]] = frozenset()  # ("mia", "manager") for "Mia's manager"
     persons: frozenset[str] = frozenset()  # capitalised words the glossary does not know, of an English line
     lower: frozenset[str] = frozenset()  # the keys of the words written in lower case
+    dates: frozenset[str] = frozenset()  # its dates as written, in lower case
 
 
 def _numbers_in(token: str) -> list[str]:
@@ -117,7 +122,7 @@ def note(text: str) -> Note:
     for m in _CLOCK.finditer(text):
         times.add(_time_of(m))
     numbers: set[tuple[str, str]] = set()
-    toks = [m.group(0).lower() for m in WORD.finditer(_CLOCK.sub(" ", text))]
+    toks = [m.group(0).lower() for m in WORD.finditer(_CLOCK.sub(" ", _DATE.sub(" ", text)))]
     for i, tok in enumerate(toks):
         for num in _numbers_in(tok):
             after = toks[i + 1] if i + 1 < len(toks) and _numbers_in(tok) == [tok] else ""
@@ -128,7 +133,8 @@ def note(text: str) -> Note:
     return Note(frozenset(keys), tuple(each), subject, frozenset(keys & _WEEKDAYS), frozenset(times),
                 frozenset(numbers), frozenset(names), bool(t.negations), capitals, owned,
                 frozenset() if german else frozenset(capitals),
-                frozenset(facts.told_key(w) for w, cap in zip(t.words, t.caps, strict=True) if not cap))
+                frozenset(facts.told_key(w) for w, cap in zip(t.words, t.caps, strict=True) if not cap),
+                frozenset(m.group(0).lower() for m in _DATE.finditer(text)))
 
 
 def conflict(a: str, b: str) -> bool:
@@ -218,10 +224,14 @@ def _runs(text: str, known: Note) -> list[str]:
     new = [False] * len(toks)
     small = [False] * len(toks)
     clocks = [(m.start(), m.end(), _time_of(m)) for m in _CLOCK.finditer(text)]
+    dates = [(m.start(), m.end(), m.group(0).lower()) for m in _DATE.finditer(text)]
     for i, m in enumerate(toks):
         word = m.group(0)
         clock = next((c for c in clocks if c[0] <= m.start() < c[1]), None)
-        if clock is not None:
+        day = next((d for d in dates if d[0] <= m.start() < d[1]), None)
+        if day is not None:
+            new[i] = day[2] not in known.dates
+        elif clock is not None:
             new[i] = clock[2] not in known.times
         elif re.fullmatch(r"[\d.,:-]+", word):
             seen = {n for n, _ in known.numbers} | {t.split(":")[0] for t in known.times}
@@ -284,7 +294,7 @@ def united(texts: list[str]) -> str:
         runs = _runs(t, known)
         other = note(t)
         known = Note(known.keys | other.keys, (), None, known.days | other.days, known.times | other.times,
-                     known.numbers | other.numbers, frozenset(), False)
+                     known.numbers | other.numbers, frozenset(), False, dates=known.dates | other.dates)
         if runs:
             line += "; " + ", ".join(r.strip(" .;,:–-") for r in runs)
     return line

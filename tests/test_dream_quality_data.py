@@ -222,6 +222,10 @@ def test_our_own_scenarios_and_update_pairs_are_well_formed() -> None:
         assert validate_cases(blind) == [] and len(blind) >= size
         assert not {c["id"] for c in blind} & seen
         seen |= {c["id"] for c in blind}
+    union = load_cases(SCENARIOS.with_name("scenarios_union.json"))  # partial duplicates
+    assert validate_cases(union) == [] and len(union) >= 30
+    assert sum(c["category"] == "coexistence" for c in union) >= 12  # look-alikes kept apart
+    assert not {c["id"] for c in union} & seen
     rows = load_updates(UPDATES.with_name("updates_more.json"))
     assert validate_updates(rows) == []
     assert len({(r["older"], r["newer"]) for r in rows}) == len(rows)

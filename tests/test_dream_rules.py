@@ -2252,14 +2252,22 @@ def test_an_order_said_again_merges_and_the_order_with_the_swapped_digits_stays(
     ("Tom runs 10 km with Ben every Sunday.", "Tom ran 10 km with Ben."),
     # Priya's job is not who Sam's partner is
     ("Sam's partner is Priya.", "Sam's partner Priya is a teacher."),
-    # a detail each: both stay (losing a detail is worse than a duplicate)
-    ("Mum takes Levothyroxine 50mcg every morning, 30 min before breakfast.",
-     "mum - levothyroxine 50 mcg, mornings, empty stomach"),
 ])
 def test_what_covers_in_words_but_not_in_meaning_stays_two_lines(older: str, newer: str) -> None:
     plan = derive([unit(1, older, "2026-05-04T09:00Z"), unit(2, newer, "2026-05-05T09:00Z")], {},
                   Settings(at("2026-05-06T02:00Z"), when.zone(None), frozenset({"sam"})))
     assert len(lines(plan.files) + lines(plan.files, "USER.md")) == 2
+
+
+def test_a_detail_each_is_one_line_that_keeps_both_details() -> None:
+    """Once both stayed (losing a detail is worse than a duplicate); now the
+    union (tests/test_dream_union.py) says both in one line, citing both."""
+    plan = derive([unit(1, "Mum takes Levothyroxine 50mcg every morning, 30 min before breakfast.",
+                        "2026-05-04T09:00Z"),
+                   unit(2, "mum - levothyroxine 50 mcg, mornings, empty stomach", "2026-05-05T09:00Z")], {},
+                  Settings(at("2026-05-06T02:00Z"), when.zone(None)))
+    [(text, sources)] = plan.files["MEMORY.md"]
+    assert "30 min before breakfast" in text and "empty stomach" in text and sources == ["e1", "e2"]
 
 
 def test_a_durable_fact_merged_into_a_line_read_as_an_episode_keeps_the_line_durable() -> None:

@@ -21,7 +21,9 @@ again for ``now``:
 3. **Merge** duplicates (:func:`~kairos.dream.distill.facts.same_fact` after
    normalization, or a line that says all another says in other words:
    :func:`~kairos.dream.distill.facts.covers`) into one line citing every
-   source: the wording that says most, else the newest.
+   source: the wording that says most, else the newest.  Notes of one fact
+   where each says a detail the others lack (:mod:`~kairos.dream.distill.union`)
+   become one line that says every detail and cites every source.
 4. **Age**: a time-bound fact whose time is over takes the past tense; once
    it has been over for ``ttl_days`` (or, undated, "currently …", was written
    that long ago) it moves to ``topics/archive.md``.  Durable facts never age
@@ -45,7 +47,17 @@ from functools import lru_cache
 from typing import Any
 
 from kairos.domain.files import POINTER, pointer
-from kairos.dream.distill import facts, faithful, gloss, items, records, restated, slots, when
+from kairos.dream.distill import (
+    facts,
+    faithful,
+    gloss,
+    items,
+    records,
+    restated,
+    slots,
+    union,
+    when,
+)
 from kairos.dream.distill.lexicon import ATTRIBUTE_NOUNS, CORRECTION, KEY_LINE, PERSON_NOUNS
 from kairos.dream.distill.words import DIRECTION, WEAK, is_german, spelling
 
@@ -722,7 +734,7 @@ def derive(units: list[Unit], current: dict[str, list[tuple[str, tuple[str, ...]
     superseded = [f for f in live if f.superseded_by is not None]
     live = [f for f in live if f.superseded_by is None]
     groups = _merge(live)
-    lines = [Line(g, _head(g), _home(g)) for g in groups]
+    lines, united = _unite([Line(g, _head(g), _home(g)) for g in groups], settings)
     today = when.local_day(settings.now, settings.tz)
     archived: list[Line] = []
     for ln in lines:
@@ -750,10 +762,12 @@ def derive(units: list[Unit], current: dict[str, list[tuple[str, tuple[str, ...]
     for name in current:
         out.setdefault(name, [])
     dropped = _dropped(current, out, superseded, instructions, lines)
-    rewritten = [ln for ln in lines if not ln.head.unit.opaque and ln.head.timed.text != ln.head.unit.text]
+    rewritten = [ln for ln in lines if not ln.head.unit.opaque and ln.head.timed.text != ln.head.unit.text
+                 and not any(ln is u for u, _ in united)]
     report = {
         "gather": {
             "units": len(units), "duplicates": [[f.text for f in g] for g in groups if len(g) > 1],
+            "partial_duplicates": [{"notes": texts, "into": ln.text} for ln, texts in united],
             "contradictions": [{"older": f.unit.text, "newer": f.superseded_by.unit.text}
                                for f in superseded if f.superseded_by is not None],
             "relative_time": [{"text": ln.head.unit.text, "resolved": ln.text} for ln in rewritten],
@@ -761,7 +775,8 @@ def derive(units: list[Unit], current: dict[str, list[tuple[str, tuple[str, ...]
             "classes": {cls: sum(1 for ln in lines if ln.head.kind.cls == cls)
                         for cls in (facts.DURABLE, facts.TIME_BOUND, facts.NOTE)},
         },
-        "consolidate": {"merged": sum(len(g) - 1 for g in groups), "superseded": len(superseded),
+        "consolidate": {"merged": sum(len(g) - 1 for g in groups) + sum(len(t) - 1 for _, t in united),
+                        "united": len(united), "superseded": len(superseded),
                         "rewritten": len(rewritten), "archived": len(archived),
                         "past": sum(1 for ln in lines if ln.head.kind.cls == facts.TIME_BOUND
                                     and ln.head.timed.over),
@@ -772,6 +787,130 @@ def derive(units: list[Unit], current: dict[str, list[tuple[str, tuple[str, ...]
                   "moved": len(moved) + len(archived)},
     }
     return Plan({name: lines_ for name, lines_ in out.items()}, dropped, report)
+
+
+_MOST_UNITED = 5  # notes one line may unite: more is a list, not one fact told in parts
+
+
+def _unite(lines: list[Line], settings: Settings) -> tuple[list[Line], list[tuple[Line, list[str]]]]:
+    """Partial duplicates told as one line (:mod:`~kairos.dream.distill.union`):
+    lines of one fact where each says a detail the others lack, so no one of
+    them may stand for the rest.  A line joins another's when the two tell the
+    same thing and it conflicts with none already joined; the united line cites
+    every source — when the guards' count of loss (:func:`~kairos.dream.distill.faithful.supports`)
+    agrees that it carries each; else the lines stay as they were.  Returns the
+    lines, and each united line with the notes it says."""
+    clusters: list[list[Line]] = []
+    index: dict[str, list[int]] = {}
+    for ln in sorted(lines, key=lambda ln: ln.first):
+        found = None
+        if not ln.head.unit.opaque:
+            keys = union.note(_said(ln)).keys
+            counts: dict[int, int] = {}
+            for key in keys:
+                posting = index.get(key, ())
+                if len(posting) <= _MOST_TOLD:
+                    for c in posting:
+                        counts[c] = counts.get(c, 0) + 1
+            for c in sorted(counts, key=lambda c: (-counts[c], c))[:12]:
+                members = clusters[c]
+                if counts[c] >= 2 and len(members) < _MOST_UNITED and \
+                        all(_unitable(m, ln) for m in members) and \
+                        any(union.same_thing(_said(m), _said(ln)) for m in members):
+                    found = c
+                    break
+            if found is None:
+                found = len(clusters)
+                clusters.append([])
+            for key in keys:
+                index.setdefault(key, []).append(found)
+        else:
+            clusters.append([])
+            found = len(clusters) - 1
+        clusters[found].append(ln)
+    out: list[Line] = []
+    united: list[tuple[Line, list[str]]] = []
+    for members in clusters:
+        if len(members) == 1:
+            out.append(members[0])
+            continue
+        texts = [_said(m) for m in members]
+        text = union.united(texts)
+        units = [u for m in members for f in m.facts for u in f.members or [f.unit]]
+        if not all(faithful.supports(text, u.text, written=u.written, now=settings.now, tz=settings.tz)
+                   for u in units):
+            out.extend(members)
+            continue
+        # a standing fact's wording ages as one: "is Tuesday" beside "on Tuesdays" is the habit
+        head = next((m.head for m in reversed(members) if m.head.kind.cls != facts.TIME_BOUND),
+                    members[-1].head)
+        told = [f for m in members for f in m.facts]
+        ln = Line(told, _durable(replace(head, timed=replace(head.timed, text=text)), told), members[0].file)
+        out.append(ln)
+        united.append((ln, texts))
+    return out, united
+
+
+def _unitable(a: Line, b: Line) -> bool:
+    """Whether two lines may be one as the facts read them: the same file, both
+    standing facts or both time-bound, the same tense and days, neither kept
+    verbatim, and their words do not conflict (:func:`~kairos.dream.distill.union.conflict`)."""
+    x, y = a.head, b.head
+    if x.unit.opaque or y.unit.opaque or a.file != b.file:
+        return False
+    if (_weekday_of_habit(x, y) or _weekday_of_habit(y, x)) and not x.timed.written_past \
+            and not y.timed.written_past:
+        return not union.conflict(_said(a), _said(b))
+    if (x.kind.cls == facts.TIME_BOUND) != (y.kind.cls == facts.TIME_BOUND):
+        return False
+    xt, yt = x.timed, y.timed
+    if xt.written_past or yt.written_past:
+        return False  # two episodes told alike are two episodes ("cooked X for dinner")
+    if xt.currently != yt.currently or xt.dates != yt.dates or xt.over != yt.over:
+        return False
+    return not _two_values(x, y) and not union.conflict(_said(a), _said(b))
+
+
+def _two_values(x: Fact, y: Fact) -> bool:
+    """Whether the claims give one attribute of one subject two values: two
+    allergies ("allergisch gegen Nüsse" / "… gegen Katzenhaare"), an update or
+    two facts that coexist — either way not one fact told in parts."""
+    for cx in x.claims:
+        if not cx.attribute or ":" in cx.attribute or cx.attribute == "when":
+            continue
+        for cy in y.claims:
+            if cy.attribute and _spelt(cy.attribute) == _spelt(cx.attribute) and cx.subjects & cy.subjects \
+                    and not set(cx.value) & set(cy.value):
+                return True
+    return False
+
+
+def _said(ln: Line) -> str:
+    """A line's words as the union compares them: those of its source when its
+    only time is a bare weekday ("is Tuesday 17:00", which the time rules read
+    as the next Tuesday), else those of the line."""
+    return ln.head.unit.text if _bare_weekday(ln.head) else ln.text
+
+
+def _bare_weekday(f: Fact) -> bool:
+    t = f.timed
+    if f.unit.opaque or t.recurring or len(t.mentions) != 1 or len(t.dates) != 1:
+        return False
+    m = t.mentions[0]
+    said = f.unit.text[m.start:m.stop]
+    return m.grain == "day" and m.relative and bool(union.note(said).days) and \
+        re.fullmatch(r"(?:(?:on|am)\s+)?[A-Za-zÄÖÜäöü]+", said.strip()) is not None
+
+
+def _weekday_of_habit(habit: Fact, day: Fact) -> bool:
+    """Whether ``day`` names by a bare weekday the day ``habit`` recurs on:
+    "Mia's swim class is Tuesday 17:00" beside "Swimming lessons for Mia on
+    Tuesdays" tells the habit, not a class next Tuesday alone."""
+    if habit.timed.dates or habit.timed.currently or not _bare_weekday(day):
+        return False
+    m = day.timed.mentions[0]
+    days = union.note(day.unit.text[m.start:m.stop]).days
+    return days <= union.note(habit.unit.text).days  # a weekday without a date: the habit's
 
 
 def _rank(ln: Line, today: Any) -> tuple[int, Any]:

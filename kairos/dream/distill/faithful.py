@@ -302,7 +302,17 @@ def supports(line: str, fact: str, *, written: datetime | None = None, now: date
     absolute = fact
     if written is not None and now is not None and tz is not None and when.MAYBE_TIME.search(fact):
         absolute = when.resolve(fact, written, now, tz).absolute
-    return _supports(line, fact, absolute)
+    if _supports(line, fact, absolute):
+        return True
+    # A line that keeps the source's own time words says what it says: "Tuesday"
+    # kept as the habit's "Tuesdays", where the time rules alone read next Tuesday.
+    return absolute != fact and _keeps_time_words(line, fact, absolute) and _supports(line, fact, fact)
+
+
+def _keeps_time_words(line: str, fact: str, absolute: str) -> bool:
+    resolved = {w.lower() for w in words(fact)} - {w.lower() for w in words(absolute)}
+    line_words = {w.lower() for w in words(line)}
+    return bool(resolved) and all(any(x.startswith(w) for x in line_words) for w in resolved)
 
 
 @lru_cache(maxsize=65536)

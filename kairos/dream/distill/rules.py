@@ -11,7 +11,8 @@ timezone.  The four phases of the report:
    and attribute), relative time, lines that address the model, the class of
    each fact (durable, time-bound, note).
 3. **Consolidate** — duplicates merged into the wording that says most (else
-   the newest) citing every source; the newer of an update wins (the older
+   the newest) citing every source; notes of one fact that each add a detail
+   told as one line that keeps them all; the newer of an update wins (the older
    line stays in history, and comes back if the update is retracted); time
    made absolute and, once over, put in the past tense; time-bound facts
    over for longer than the TTL moved to ``topics/archive.md``.

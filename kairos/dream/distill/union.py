@@ -43,8 +43,8 @@ _CLOCK = re.compile(r"\b(\d{1,2})(?:[:.](\d\d))?\s*(am|pm|a\.m\.|p\.m\.|uhr|h)\b
 _UNIT_AFTER = frozenset(UNITS) | {"pounds", "ghz", "mhz", "gb", "tb", "mbit", "days", "tage", "weeks",
                                   "wochen", "months", "monate", "years", "jahre", "times", "mal"}
 # Words that join a detail to what it tells of: "at 5 pm", "am Sportplatz Nord".
-_LEADS = frozenset("at on in for with from by to until am im um bei mit von vom ab bis für zum zur "
-                   "an auf".split())
+_LEADS = frozenset("at on in for with from by to until after before during am im um bei mit von vom "
+                   "ab bis für zum zur an auf nach vor während".split())
 # Words two notes may share without sharing a thing: "Mia has ballet" and "Mia has piano".
 _NOT_A_THING = frozenset(facts.told_key(w) for w in """new old neu neue alt alte current aktuell has have had
     hat haben get gets got bekommt kriegt is are ist sind does do macht am pm uhr""".split())

@@ -28,6 +28,7 @@ import pytest
 
 from kairos.dream.distill import restated, slots, when
 from kairos.dream.distill.derive import Settings, Unit, derive
+from kairos.memory import Memory
 
 DATA = Path(__file__).resolve().parent / "data" / "dream"
 ROWS = json.loads((DATA / "updates_xlang.json").read_text(encoding="utf-8"))
@@ -144,3 +145,39 @@ def test_the_older_line_goes_to_history_citing_its_write_and_the_newer_stays() -
     assert "Zoe's shoe size 33." in texts
     assert not [t for t in texts if "size 31" in t]
     assert ("Gym: FitX, 29.90/month.", ["e0"]) in lines  # the other record stays
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Sam's lamp number 57 is white.", "Sam's lamp number 12 is white."),
+    ("Room 12: 3 beds, 45 EUR a night", "Room 14: 3 beds, 52 EUR a night"),
+    ("Stellplatz 14: 45 €/Monat", "Stellplatz 15: 50 €/Monat"),
+    ("Hive 3: 2 supers", "Hive 5: 3 supers"),
+    ("Order 4417: 3 chairs, 240 EUR", "Order 4420: 3 chairs, 260 EUR"),
+    ("Gleis 4: ICE nach Hamburg", "Gleis 7: ICE nach Hamburg"),
+])
+def test_a_number_that_names_the_thing_is_another_thing_not_a_new_value(older: str, newer: str) -> None:
+    assert not restated.told_again(older, newer)
+    assert decides(older, newer) == "coexist"
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Stellplatz 14: 45 €/Monat", "Stellplatz 14: 50 €/Monat"),
+    ("Hive 3: 2 supers", "Hive 3: 3 supers"),
+])
+def test_the_same_named_thing_with_a_new_value_is_told_again(older: str, newer: str) -> None:
+    assert restated.told_again(older, newer)
+
+
+def test_a_pair_of_many_numbered_things_dreams_without_a_refusal(mem: Memory) -> None:
+    """The shape of ``benchmarks/bench_dream.py``'s pair: things told apart only
+    by their number.  Read as one record told again, every older lamp went to
+    history and the loss guard refused the dream."""
+    colours = ["red", "blue", "green", "white"]
+    for _ in range(2):  # each said twice: the dream has duplicates to merge
+        for k in range(40):
+            mem.write("ada", "MEMORY.md", f"Sam's lamp number {k} is {colours[k % 4]}.", user="sam")
+    outcome = mem.dreams.dream("ada", "sam", force=True)
+    assert outcome.status == "proposed", outcome
+    lines = [ln["text"] for ln in mem.dreams.show(outcome.dream_id)["files"]["MEMORY.md"]["lines"]]
+    for k in range(40):
+        assert any(f"number {k} " in line for line in lines), k

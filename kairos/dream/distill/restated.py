@@ -65,6 +65,15 @@ _TIMED = re.compile(r"\b\d{1,2}[:.]\d\d\s*(?:h|uhr|am|pm)\b|\b\d{1,2}:\d\d\b|"
 # Words a record says again in other ways: a change said, a verb of taking, an adverb.
 _FILLER = frozenset("""takes take taking nimmt nehme nehmen drinks drink trinkt trinke x
 currently aktuell now jetzt nun new neu neue neuer neues neuen still noch nur only just""".split())
+# A number that names a thing, not a value of it: "lamp number 57", "room 12", "Beute 3",
+# "Stellplatz 14" (written as one word of the frame, so that "lamp number 12" is another lamp).
+_ID = re.compile(r"\b(number|no\.?|nr\.?|nummer|room|raum|zimmer|flat|wohnung|apartment|apt\.?|"
+                 r"hive|beute|volk|space|platz|stellplatz|gate|seat|sitz|line|linie|bus|tram|bay|"
+                 r"unit|house|haus|table|tisch|court|lane|track|gleis|locker|spind|order|bestellung|"
+                 r"ticket|case|version|floor|etage|stock|building|gebäude|block|row|reihe|box|fach|"
+                 r"slot|pen|stall|bed|bett|ward|station|lot|plot|parzelle|item|artikel|team|group|"
+                 r"gruppe|class|klasse|chapter|kapitel|level|ebene|server|node|hall|halle)"
+                 r"\s*#?\s*(\d+\w*)\b", re.I)
 _POSSESSIVE = re.compile(r"^\s*[A-ZÄÖÜ][\w-]*(?:['’]s|s')\s+\w|^\s*(?:[A-ZÄÖÜ][a-zäöüß]+s)\s+[A-ZÄÖÜ]")
 
 
@@ -94,6 +103,7 @@ def _read(text: str) -> tuple[tuple[str, ...], tuple[str, ...], int] | None:
     frame words its head holds; None for a line with a day or a time."""
     if _TIMED.search(text) or any(is_calendar(w, short_days=False) for w in words(text)):
         return None
+    text = _ID.sub(lambda m: f"{m.group(1).rstrip('.')}_{m.group(2)}", text)
     german = is_german(text)
     head_end, _ = records.fields(text)
     spans: list[tuple[int, int, str]] = []

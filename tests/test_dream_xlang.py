@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from kairos.dream.distill import restated, slots, when
-from kairos.dream.distill.derive import Settings, Unit, derive
+from kairos.dream.distill import restated, slots
 from kairos.memory import Memory
+from tests.test_dream_updates_more import dream
 
 DATA = Path(__file__).resolve().parent / "data" / "dream"
 ROWS = json.loads((DATA / "updates_xlang.json").read_text(encoding="utf-8"))
@@ -40,17 +39,6 @@ MISSED = {
     ("Drinks 0.5 l of protein shake after training.", "Proteinshake nach dem Training jetzt 0,3 l."),
     ("Handyvertrag: Telekom, 39,95 €/Monat.", "Handyvertrag: Telekom, Laufzeit bis 03/2027."),
 }
-
-
-def at(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
-
-
-def dream(*writes: tuple[str, str], now: str = "2026-05-12T02:00Z") -> list[tuple[str, list[str]]]:
-    units = [Unit((f"e{n}", 0), text, (f"e{n}",), "MEMORY.md", at(written), n)
-             for n, (text, written) in enumerate(writes)]
-    plan = derive(units, {}, Settings(at(now), when.zone(None)))
-    return plan.files.get("MEMORY.md", [])
 
 
 def decides(older: str, newer: str) -> str:

@@ -10,11 +10,12 @@ one rename, and writes the changed files.  The first wait makes a burst of
 writes one round instead of one round per write or two: each round's fixed
 work (its transactions, a rename per file it touched) is then shared, and
 it competes with the writer for the database's write lock and Python's
-lock less often (with 20 ms, 18 % more durable writes/s under sustained
-writes, ``benchmarks/bench_core.py``; docs/benchmarks.md).  Another
-process's reads see a write that much later; this process's reads never
-wait for the thread (below).  Last, when the home has an embedder, it embeds what the
-search index gained (work that may wait: skipped once :meth:`stop` is called,
+lock less often (with 20 ms, 17 rounds instead of 22-24 per 2,000 writes
+and a fifth less file-flush time a write, ``benchmarks/write_breakdown.py``;
+the gain in writes/s is within this machine's noise: docs/benchmarks.md).
+Another process's reads see a write that much later; this process's reads
+never wait for the thread (below).  Last, when the home has an embedder, it
+embeds what the search index gained (work that may wait: skipped once :meth:`stop` is called,
 so a short-lived command never waits for a model to load).
 
 Nothing here is needed for correctness: every read first brings the read

@@ -222,10 +222,6 @@ _A_WHILE = re.compile(
 def no_change(newer: str) -> bool:
     """Whether a line is a plan or a wish, a negation, history, a value added or
     a while: no new value of a record, whatever it names."""
-    return _no_change(newer)
-
-
-def _no_change(newer: str) -> bool:
     return bool(_HEDGE.search(newer) or _NEGATED.search(newer) or _HISTORY.search(newer)
                 or _ADDED.search(newer) or _A_WHILE.search(newer)
                 or (is_german(newer) and _GERMAN_WILL.search(newer)))
@@ -297,12 +293,8 @@ _DAY_ORDER = ["mo", "tu", "we", "th", "fr", "sa", "su"]
 _DE_DAY = {"mo": "mo", "di": "tu", "mi": "we", "do": "th", "fr": "fr", "sa": "sa", "so": "su"}
 
 
-def number(text: str) -> str:
+def number(text: str, k: bool = False) -> str:
     """An amount as one form: "1.010" and "1,010" are 1010, "0,5" is 0.5."""
-    return _number(text)
-
-
-def _number(text: str, k: bool = False) -> str:
     t = text.replace(" ", "")
     if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})+", t):
         t = re.sub(r"[.,]", "", t)
@@ -341,13 +333,13 @@ def values(text: str, start: int = 0, end: int | None = None) -> list[Value]:
             per = _ADVERB_PER.get(adverb.group(1).lower().rstrip("."), "")
         quality = _QUALITY.search(span)
         q = _QUALITY_WORD.get(quality.group(1).lower(), quality.group(1).lower())[:4] if quality else ""
-        out.append(Value("money", _number(amount, k), start + m.start(), start + m.end(), per, q))
+        out.append(Value("money", number(amount, k), start + m.start(), start + m.end(), per, q))
     for m in _DOSE.finditer(span):
         before = [w for w in words(span[:m.start()]) if _low(w) not in STOP and not _CHANGED.fullmatch(w)
                   and _low(w) not in ("dose", "dosis", "dosage", "to", "auf", "von", "from")]
         drug = _low(before[-1]) if before else ""
         if drug.isalpha() and not any(c.isdigit() for c in drug):
-            out.append(Value("dose", _number(m.group("n")) + m.group("u").lower(), start + m.start(),
+            out.append(Value("dose", number(m.group("n")) + m.group("u").lower(), start + m.start(),
                              start + m.end(), drug))
     for m in _LEVEL.finditer(span):
         out.append(Value("level", m.group(2).lower(), start + m.start(), start + m.end(),
@@ -639,7 +631,7 @@ def _retimed(older: str, newer: str, flds: tuple[Field, ...], head_end: int) -> 
     new time of ("Stand-ups moved to 10", "Chorprobe jetzt donnerstags 19 Uhr"):
     each word the newer names its thing by is one of the older's, one of them
     no mere companion ("with Dana"); never one day's exception ("this Friday")."""
-    if _ONE_DAY.search(newer) or _ONE_DAY.search(older) or _no_change(newer) or \
+    if _ONE_DAY.search(newer) or _ONE_DAY.search(older) or no_change(newer) or \
             not _CHANGED.search(newer):
         return None
     new = _times(newer)
@@ -730,7 +722,7 @@ def _left(older: str, newer: str, flds: tuple[Field, ...], head_end: int) -> set
     Slack" -> "stopped using Slack"; another thing of the same kind must be
     named too ("tickets", "prefers"), not only a name ("Mia moved from Berlin"
     says nothing of "Mia's favourite restaurant is in Berlin")."""
-    if _no_change(newer):
+    if no_change(newer):
         return None
     gone = {_low(m.group(g)) for m in _LEFT_VALUE.finditer(newer) for g in "abcdefgh" if m.group(g)}
     gone = {w for w in gone if w not in STOP and len(w) > 1 and not _calendar(w) and not w.isdigit()}
@@ -775,7 +767,7 @@ def _ended_wait(older: str, newer: str, flds: tuple[Field, ...], head_end: int) 
     the newer says it came or was fixed: "waiting for the building permit" ->
     "permit granted"; "Kitchen tap in 2B leaking" -> "2B tap fixed"."""
     over = _OVER.search(newer)
-    if over is None or _no_change(newer) or _FUTURE.search(newer):
+    if over is None or no_change(newer) or _FUTURE.search(newer):
         return None
     a, b = ids(older), ids(newer)
     if a and b and not a & b:
@@ -973,7 +965,7 @@ def revalued(older: str, newer: str) -> frozenset[int] | None:
         if found:
             cut |= found
     changed = bool(cut)
-    if not _no_change(newer):
+    if not no_change(newer):
         news = values(newer)
         for k, f in enumerate(flds):
             if k in cut:

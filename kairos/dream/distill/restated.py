@@ -92,9 +92,7 @@ def _word(w: str, german: bool) -> str:
     """A word of a frame: its concept, or a drug's spelling in either language ("Sertralin")."""
     n = gloss.norm(w)
     concept = gloss.word(n, german=german)
-    if concept:
-        return concept
-    return n[:-1] if len(n) >= 7 and n.endswith("e") else n
+    return concept or _canon(n)
 
 
 @lru_cache(maxsize=16384)

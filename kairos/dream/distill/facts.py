@@ -307,7 +307,7 @@ def theme_of(text: str) -> str:
 
 # -- the same fact in other words -------------------------------------------------------------------
 # A phone number however it is grouped: "0176 5551234" = "0176-555 1234" = "01765551234".
-_PHONE = re.compile(r"(?<![\w.,+])(\+|\b0)\d*(?:[ /.-]{1,2}\(?\d+\)?)+(?![\w]|[.,]\d)")
+_PHONE = re.compile(r"(?<![\w.,+])(\+|\b0)\d*(?:[ /.-]{1,2}\(?\d+\)?\d*)+(?![\w]|[.,]\d)")
 _DECIMAL_COMMA = re.compile(r"(?<![\d,])(\d+),(\d{1,2})(?![\d,])")
 _LETTERS_DIGITS = re.compile(r"^([a-z]{3,})(\d+)$")  # "bed3" is "bed 3"
 _ISO = re.compile(r"^\d{4}-\d\d(?:-\d\d)?$")
@@ -347,21 +347,63 @@ class Telling:
 
 
 def _phone(m: re.Match[str]) -> str:
+    """A phone number as its national digits, so that "0176 2234 9981" and
+    "+49 176 22349981" are one number: the trunk 0, or the "+" and its
+    country code (:func:`_country_code`), dropped."""
     text = m.group(0)
-    digits = "".join(c for c in text if c.isdigit())
+    digits = "".join(c for c in text.replace("(0)", "") if c.isdigit())  # "+49 (0)40 …"
     if len(digits) < 7 or _ISO.match(text.strip()):
         return text
-    return ("+" if text.startswith("+") else "") + digits
+    if text.startswith("+"):
+        return "0" + digits[_country_code(digits):]
+    return digits
+
+
+# ITU-T E.164's country codes of one and two digits (every other is three).
+_CODES_1 = frozenset("17")
+_CODES_2 = frozenset("""20 27 30 31 32 33 34 36 39 40 41 43 44 45 46 47 48 49 51 52 53 54 55 56 57 58
+    60 61 62 63 64 65 66 81 82 84 86 90 91 92 93 94 95 98""".split())
+
+
+def _country_code(digits: str) -> int:
+    """How many leading digits of an international number are its country code."""
+    return 1 if digits[:1] in _CODES_1 else 2 if digits[:2] in _CODES_2 else 3
+
+
+# A price in cents: "11 ct" is "0.11" (of the currency the line names, or none).
+_CENTS = re.compile(r"\b(\d{1,2})\s?(?:ct|cents?)\b", re.I)
+
+
+def number_spans(text: str) -> list[tuple[int, int, str]]:
+    """Where :func:`numbers_spelt` respells a number of ``text``, and as what."""
+    spans = [(m.start(), m.end(), _phone(m)) for m in _PHONE.finditer(text)]
+    spans = [s for s in spans if s[2] != text[s[0]:s[1]]]
+
+    def free(m: re.Match[str]) -> bool:
+        return not any(s < m.end() and m.start() < e for s, e, _ in spans)
+
+    spans += [(m.start(), m.end(), f"{m.group(1)}.{m.group(2)}") for m in _DECIMAL_COMMA.finditer(text)
+              if free(m)]
+    spans += [(m.start(), m.end(), f"0.{int(m.group(1)):02d}") for m in _CENTS.finditer(text) if free(m)]
+    return spans
+
+
+def numbers_spelt(text: str) -> str:
+    """A line with its numbers in one spelling each, as the rules compare
+    them: a phone number's national digits (:func:`_phone`), a decimal comma
+    as a point ("17,99 €"), a price in cents as a fraction ("11 ct/word" is
+    "0.11/word")."""
+    t = _DECIMAL_COMMA.sub(r"\1.\2", _PHONE.sub(_phone, text))
+    return _CENTS.sub(lambda m: f"0.{int(m.group(1)):02d}", t)
 
 
 @lru_cache(maxsize=16384)
 def telling(text: str) -> Telling:
     """The words of a line as :func:`covers` compares them: after
-    :func:`normalize`'s case, accents, dates, clocks and units, also a
-    phone number's digits joined, a decimal comma, "bed3" as "bed 3", a
+    :func:`normalize`'s case, accents, dates, clocks and units, also its
+    numbers in one spelling (:func:`numbers_spelt`), "bed3" as "bed 3", a
     hyphenated word joined ("e-mail"), short forms (:data:`~.words.ALIASES`)."""
-    t = _PHONE.sub(_phone, text)
-    t = _canonical(_DECIMAL_COMMA.sub(r"\1.\2", t))
+    t = _canonical(numbers_spelt(text))
     out: list[tuple[str, bool]] = []
     owned: list[tuple[str, str]] = []
     owner = None

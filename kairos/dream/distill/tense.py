@@ -316,10 +316,15 @@ def clause_past(text: str, a: int, b: int, lang: str) -> bool:
     if w in ("has", "have") and i + 1 < len(lower) and (_perfect(lower[i + 1]) or lower[i + 1] == "had"):
         return True
     if w.endswith("ed"):
-        return True
+        # "best reached before 8", "usually parked in the yard": how it is, not what happened
+        return not (i > 0 and lower[i - 1] in _HOW_IT_IS)
     base = EN_VERB_FORMS.get(w)
     return bool(base and base in IRREGULAR_EN and IRREGULAR_EN[base][1] == w
                 and IRREGULAR_EN[base][0] != w and base != w)
+
+
+# Adverbs before a participle that make it a standing fact's passive without its "is".
+_HOW_IT_IS = frozenset("best easily usually normally generally always often only".split())
 
 
 def past_tense(text: str, lang: str, clauses: list[tuple[int, int]] | None = None) -> str:

@@ -93,6 +93,39 @@ def _time_of(m: re.Match[str]) -> str:
     return f"{hour}:{minute}"
 
 
+# A clock time written with a dot and no "Uhr" or "pm" ("Probe do 19.30", "bis 12.45"): only after
+# a weekday or a word that leads a time, and only minutes that cannot be a month, before no unit —
+# not a date ("am 27.12."), a price or a measure ("16.50 €", "2.45 m").
+_DOT_CLOCK = re.compile(r"(?<![\d.,])([01]?\d|2[0-3])\.(00|1[3-9]|[2-5]\d)(?![\d.,])(?!\s?[€%$£])"
+                        r"(?:\s?([^\W\d_]+))?")
+_BEFORE_A_TIME = re.compile(
+    r"(?:mo|di|mi|do|fr|sa|so|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|um|ab|bis|von|gegen|at|until|"
+    r"from|till|by|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|(?:montag|dienstag|mittwoch|donnerstag|"
+    r"freitag|samstag|sonntag)s?)", re.I)
+
+
+def _clocks(text: str) -> list[tuple[int, int, str]]:
+    """Each clock time of a line: where it stands, and its time as "17:00"."""
+    found = [(m.start(), m.end(), _time_of(m)) for m in _CLOCK.finditer(text)]
+    found += [(m.start(), m.end(2), f"{int(m.group(1))}:{m.group(2)}") for m in _DOT_CLOCK.finditer(text)
+              if _time_word_before(text[:m.start()]) and (m.group(3) or "").lower() not in _UNIT_AFTER
+              and not any(s <= m.start() < e for s, e, _ in found)]
+    return found
+
+
+def _time_word_before(before: str) -> bool:
+    """Whether the word just before a number leads a time: a weekday ("do", "Thursdays") or "bis", "at"."""
+    words = before.split()
+    return bool(words) and before[-1:].isspace() and \
+        _BEFORE_A_TIME.fullmatch(words[-1].strip(",").rstrip(".")) is not None
+
+
+def _without_clocks(text: str) -> str:
+    for start, end, _ in sorted(_clocks(text), reverse=True):
+        text = text[:start] + " " + text[end:]
+    return text
+
+
 def _word_keys(w: str, parts: frozenset[str]) -> set[str]:
     out = {facts.told_key(w)}
     out.update(p if gloss.is_concept(p) else facts.told_key(p) for p in parts)
@@ -118,11 +151,10 @@ def note(text: str) -> Note:
         elif cap and not german and not parts & _CALENDAR and not any(c.isdigit() for c in w) \
                 and w not in _UNIT_AFTER and i > 0:
             names.add(facts.told_key(w))
-    times: set[str] = set()
-    for m in _CLOCK.finditer(text):
-        times.add(_time_of(m))
+    spelt = facts.numbers_spelt(text)
+    times = {clock for _, _, clock in _clocks(spelt)}
     numbers: set[tuple[str, str]] = set()
-    toks = [m.group(0).lower() for m in WORD.finditer(_CLOCK.sub(" ", _DATE.sub(" ", text)))]
+    toks = [m.group(0).lower() for m in WORD.finditer(_without_clocks(_DATE.sub(" ", spelt)))]
     for i, tok in enumerate(toks):
         for num in _numbers_in(tok):
             after = toks[i + 1] if i + 1 < len(toks) and _numbers_in(tok) == [tok] else ""
@@ -223,18 +255,22 @@ def _runs(text: str, known: Note) -> list[str]:
     toks = list(WORD.finditer(text))
     new = [False] * len(toks)
     small = [False] * len(toks)
-    clocks = [(m.start(), m.end(), _time_of(m)) for m in _CLOCK.finditer(text)]
+    clocks = _clocks(text)
     dates = [(m.start(), m.end(), m.group(0).lower()) for m in _DATE.finditer(text)]
+    spelt = facts.number_spans(text)  # "0176-2234-9981", "0,11", "11 ct": each one number
+    seen = {n for n, _ in known.numbers} | {t.split(":")[0] for t in known.times}
     for i, m in enumerate(toks):
         word = m.group(0)
         clock = next((c for c in clocks if c[0] <= m.start() < c[1]), None)
         day = next((d for d in dates if d[0] <= m.start() < d[1]), None)
+        number = next((n for n in spelt if n[0] <= m.start() < n[1]), None)
         if day is not None:
             new[i] = day[2] not in known.dates
         elif clock is not None:
             new[i] = clock[2] not in known.times
+        elif number is not None:
+            new[i] = number[2] not in seen
         elif re.fullmatch(r"[\d.,:-]+", word):
-            seen = {n for n, _ in known.numbers} | {t.split(":")[0] for t in known.times}
             new[i] = not set(_numbers_in(word)) <= seen
         elif word.lower() in _UNIT_AFTER and i > 0 and re.fullmatch(r"[\d.,]+", toks[i - 1].group(0)):
             new[i] = new[i - 1]

@@ -103,6 +103,11 @@ RECURRING = re.compile(
     r"|\bjede[nrsm]?\b|\b(?:montags|dienstags|mittwochs|donnerstags|freitags|samstags|sonntags"
     r"|morgens|abends|mittags|nachts|wochentags|werktags|täglich|wöchentlich|monatlich|jährlich"
     r"|immer|regelmäßig|meistens)\b", re.I)
+# A rate: "17.99/month", "£40 per week", "30 € pro Monat", "17,99 € mtl." — a standing
+# arrangement when no date bounds it (:func:`_told_past`).
+RATE = re.compile(r"(?<=\d)\s?(?:€|\$|£|eur|euro)?\s?/\s?"
+                  r"(?:month|mo|week|wk|day|year|yr|Monat|Woche|Tag|Jahr)\b"
+                  r"|\b(?:per|pro|im) (?:month|week|day|year|Monat|Woche|Tag|Jahr)\b|\b(?:mtl|tgl)\.", re.I)
 ANNUAL = re.compile(
     r"\b(?:birthday|b-?day|bday's|anniversary|name day|Geburtstag|Geb\.|Hochzeitstag|Jahrestag|"
     r"Namenstag)(?!\w)"
@@ -680,12 +685,15 @@ def _weeks_ahead(m: re.Match[str], d: date, weeks: int, lang: str) -> Mention:
 
 
 # A day of the month that comes every month: "2B pays on the 3rd", "rent due on the 1st",
-# "pension pays £2,310 a month on the 25th" — a payment's words, and no month named.
+# "pension pays £2,310 a month on the 25th", "Spotify 17.99/month, billed on the 3rd" — a
+# payment's words, and no month named.
 MONTHLY_WORDS = re.compile(
     r"\b(?:pay|pays|paid|payment|payments|payday|due|rent|salary|wages|pension|instalments?|"
-    r"installments?|direct debit|standing order|debited|collected|invoices?|bills?|charges?|renews?|"
-    r"a month|per month|zahlt|zahlen|bezahlt|Zahlung|Miete|Gehalt|Lohn|Rente|Rate|Lastschrift|"
-    r"Dauerauftrag|abgebucht|Abbuchung|überweist|fällig|eingezogen|im Monat|pro Monat)\b", re.I)
+    r"installments?|direct debit|standing order|debited|collected|invoices?|bills?|billed|billing|"
+    r"charges?|charged|renews?|subscriptions?|membership|monthly|a month|per month|zahlt|zahlen|"
+    r"bezahlt|Zahlung|Miete|Gehalt|Lohn|Rente|Rate|Lastschrift|Dauerauftrag|abgebucht|Abbuchung|"
+    r"überweist|fällig|eingezogen|im Monat|pro Monat|monatlich|mtl|Abo|Beitrag)\b"
+    r"|/\s?mo(?:nth)?\b", re.I)
 # A month named for the day: "due next month, on the 10th" is one day (not "October 2027").
 _ONE_MONTH = re.compile(rf"\b(?:next|this|coming|last|nächste[nm]?|diese[nm]?|kommende[nm]?) "
                         rf"(?:month|Monat)\b|\b(?-i:{_M_ANY})\b(?!\.?,? \d{{4}})", re.I)
@@ -697,7 +705,15 @@ def monthly(text: str) -> bool:
     return MONTHLY_WORDS.search(text) is not None and _ONE_MONTH.search(text) is None
 
 
-@R.add(r"\bon the (\d{1,2})(?:st|nd|rd|th)\b(?! of)", re.I)
+_THE_NTH = r"\bon the (\d{1,2})(?:st|nd|rd|th)\b(?! of)"
+
+
+def _monthly_day(text: str) -> bool:
+    """Whether a line names a day of every month ("billed on the 3rd"): a habit, never past."""
+    return re.search(_THE_NTH, text, re.I) is not None and monthly(text)
+
+
+@R.add(_THE_NTH, re.I)
 def _the_nth(m: re.Match[str], d: date, past: bool) -> Mention | None:
     """"on the 15th": that day of this month, or of the next (the last, in
     the past tense) when it is gone (ahead) or still to come (behind) — unless
@@ -869,7 +885,7 @@ def _dm_en(m: re.Match[str], d: date, past: bool) -> Mention | None:
     return _day_month(m, d, past, month, day, "en", " ")
 
 
-@R.add(rf"\b({_M_EN}) (\d{{1,2}})(?:st|nd|rd|th)?\b(?!:|\.\d)")
+@R.add(rf"\b({_M_EN}) (\d{{1,2}})(?:st|nd|rd|th)?\b(?!:|[.,]\d)")
 def _md_en(m: re.Match[str], d: date, past: bool) -> Mention | None:
     month, day = _MONTH_INDEX[m.group(1)] + 1, int(m.group(2))
     return _day_month(m, d, past, month, day, "en", ", ")
@@ -1023,8 +1039,16 @@ def resolve_days(text: str, day: date, today: date) -> Timed:
 @lru_cache(maxsize=16384)
 def _timeless(text: str) -> Timed:
     """A line that names no time reads the same whenever it was written."""
-    return Timed(text, text, (), False, clause_past(text, 0, len(text), "de" if is_german(text) else "en"),
+    return Timed(text, text, (), False, _told_past(text),
                  CURRENTLY.search(text) is not None or passing(text), None, False, frozenset())
+
+
+def _told_past(text: str) -> bool:
+    """Whether a line without a date speaks of the past: not a standing rate or a
+    monthly day however its verb reads ("Netflix 13.99/month, charged on the 21st")."""
+    if RATE.search(text) or _monthly_day(text):
+        return False
+    return clause_past(text, 0, len(text), "de" if is_german(text) else "en")
 
 
 @lru_cache(maxsize=65536)
@@ -1036,9 +1060,7 @@ def _resolve_days(text: str, day: date, today: date) -> Timed:
         return Timed(text, text, (), True, False, currently, None, False, frozenset())
     mentions = find(text, day)
     if not mentions:
-        return Timed(text, text, (), False, clause_past(text, 0, len(text), "de" if is_german(text)
-                                                         else "en"),
-                     currently, None, False, frozenset())
+        return Timed(text, text, (), False, _told_past(text), currently, None, False, frozenset())
     lang = "de" if is_german(text) else "en"
     out, pos = [], 0
     for mention in mentions:

@@ -621,6 +621,39 @@ _ADDS = re.compile(r"\s*(?:now\s+|jetzt\s+)?(?:added|adding|also|plus|additional
                    r"as\s+well|zusätzlich|auch|außerdem|dazu|neu\s+dazu|noch)\b", re.I)
 
 
+# Words for someone a key line may tell of, besides :data:`PERSON_NOUNS`.
+_FAMILY_KEYS = frozenset("""mama papa mami papi mutti vati omi opi oma opa mummy mommy daddy granny grandma
+    grandpa nan nana gran stepmother stepfather stepmum stepdad schwiegermutter schwiegervater""".split())
+# Someone one has one of at a time, whose key line's value may be who it is now.
+_ROLES = frozenset("""boss manager partner partnerin wife husband girlfriend boyfriend fiance fiancee
+    chef chefin frau mann team""".split())
+# A value that is a name: "Tom Becker", "Dr. Wendt", "Priya".
+_A_NAME = re.compile(r"(?:(?:Dr|Prof|Frau|Herr|Mr|Mrs|Ms)\.?\s+)?"
+                     r"[A-ZÄÖÜ][\w'’-]*(?:\s+[A-ZÄÖÜ][\w'’-]*){0,2}\.?")
+
+
+def _about_someone(key: str, value: str, aliases: set[str]) -> bool:
+    """Whether a key line tells of someone — "Mama: Penicillin-Allergie", "Lena:
+    piano on Fridays", "Tante Rosi: wohnt in Linz" — rather than giving an
+    attribute its one value ("Manager: Tom Becker", "Rent: 1,150 €").  Such a
+    line's values are many: a second line of the same person is another fact,
+    and only a value told again with one slot changed replaces it ("Mama:
+    Ramipril 5 mg" -> "Mama: Ramipril 10 mg")."""
+    ws = words(key)
+    if not ws:
+        return False
+    first = ws[0].lower()
+    if first in _ROLES:  # "Manager: Tom Becker", "Manager: Dirk (Petra left)" name who it is
+        return _A_NAME.fullmatch(re.split(r"\s*[(,;–]|\s+-\s", value, maxsplit=1)[0].strip(" .")) is None
+    if first in PERSON_NOUNS or first in _FAMILY_KEYS:
+        return True  # one's mother is not replaced: "Sister: Anna" and "Sister: Lena" are two sisters
+    if key.strip().lower() in {a.lower() for a in aliases}:
+        return True
+    # A name alone as the key, and a statement after it, not a value: "Lena: swimming on Wednesdays".
+    return len(ws) == 1 and ws[0][:1].isupper() and not ws[0].isupper() and value.strip()[:1].islower() \
+        and ws[0].lower() not in ATTRIBUTE_NOUNS and ws[0].lower() not in KEY_ATTRIBUTES
+
+
 def _key_claim(key: str, value: str, aliases: set[str]) -> Claim:
     k = " ".join(spelling(w.lower()) for w in words(key))
     # "New address: …" is the address, changed.
@@ -629,12 +662,15 @@ def _key_claim(key: str, value: str, aliases: set[str]) -> Claim:
     if renewed:
         k = renewed.group(1)
     attr = ATTRIBUTE_NOUNS.get(k) or KEY_ATTRIBUTES.get(k)
+    someone = _about_someone(key, value, aliases)
+    if someone:
+        attr = None  # "Mother: lives in Graz" tells of her; "Mother: Hilde" would be her name
     if attr == "phone number" and len(re.findall(r"\d", value)) < 5:
         attr = "uses:phone"  # "Phone: Pixel 7" is the phone one uses, not its number
     singular = k[:-1] if k.endswith("s") and not k.endswith("ss") else k
-    many = k in MANY_KEYS or singular in MANY_KEYS or (attr is None and k.endswith("s") and not
-                                                       k.endswith("ss") and singular not in
-                                                       ATTRIBUTE_NOUNS)
+    many = someone or k in MANY_KEYS or singular in MANY_KEYS or (attr is None and k.endswith("s") and not
+                                                                  k.endswith("ss") and singular not in
+                                                                  ATTRIBUTE_NOUNS)
     value_toks = _value_tokens(words(re.sub(r"\(.*?\)", " ", value)))
     if attr is None and k.startswith(("favorite ", "favourite ", "lieblings")):
         attr = "favorite " + k.split(" ", 1)[-1] if " " in k else k

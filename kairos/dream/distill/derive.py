@@ -280,6 +280,8 @@ def _supersede(live: list[Fact], settings: Settings) -> None:
             older = ordered[i]
             if older.unit.opaque or older.norm == newer.norm:
                 continue
+            if restated.other_things(older.unit.text, newer.unit.text):
+                continue  # "Top 3: Miete 690 €" is not updated by "Top 7 rent now 845 €"
             if items.ends(older.unit.text, newer.unit.text):
                 older.superseded_by = newer  # the item's state, the opening: the whole of such a line
                 continue

@@ -1021,6 +1021,16 @@ def remainder(older: str, cut: frozenset[int]) -> str | None:
         return ""
     if not any(values(older, f.start, f.end) or words(older[f.start:f.end]) for f in kept):
         return ""
+    # "… moved to freezer #1, shelf 3" without the freezer: in a line with no head, a
+    # short field after a cut clause is a detail of it that says nothing alone ("shelf 3"
+    # was all a dream kept of a line) — unlike the fields of a record with a head
+    # ("Klimt Studio: hourly rate 85 EUR, net 30" keeps "net 30").
+    if not older[:head_end].strip():
+        for k, f in enumerate(flds):
+            if k not in cut and k - 1 in cut and flds[k - 1].sentence == f.sentence and \
+                    len(words(older[f.start:f.end])) <= 2 and \
+                    len(words(older[flds[k - 1].start:flds[k - 1].end])) >= 4:
+                return None
     parts = []
     for n, f in enumerate(kept):
         piece = older[f.start:f.end].strip()

@@ -72,7 +72,7 @@ _ID = re.compile(r"\b(number|no\.?|nr\.?|nummer|room|raum|zimmer|flat|wohnung|ap
                  r"unit|house|haus|table|tisch|court|lane|track|gleis|locker|spind|order|bestellung|"
                  r"ticket|case|version|floor|etage|stock|building|gebäude|block|row|reihe|box|fach|"
                  r"slot|pen|stall|bed|bett|ward|station|lot|plot|parzelle|item|artikel|team|group|"
-                 r"gruppe|class|klasse|chapter|kapitel|level|ebene|server|node|hall|halle)"
+                 r"gruppe|class|klasse|chapter|kapitel|level|ebene|server|node|hall|halle|top|stiege)"
                  r"\s*#?\s*(\d+\w*)\b", re.I)
 _POSSESSIVE = re.compile(r"^\s*[A-ZÄÖÜ][\w-]*(?:['’]s|s')\s+\w|^\s*(?:[A-ZÄÖÜ][a-zäöüß]+s)\s+[A-ZÄÖÜ]")
 
@@ -219,3 +219,23 @@ def frame_words(text: str) -> frozenset[str]:
 
 
 __all__ = ["frame_words", "told_again"]
+
+
+def ids(text: str) -> dict[str, frozenset[str]]:
+    """The things a line is about by number, each kind with its numbers: "Top 3:
+    Miete …" -> {"top": {"3"}}, "Beute 3 / hive 3: …" -> {"beute": {"3"}, "hive": {"3"}}.
+    Only at its head, where the line names what it tells of: in "the meeting moved to
+    room 14" the room is the value that changed."""
+    found: dict[str, set[str]] = {}
+    for m in _ID.finditer(text):
+        if len(re.findall(r"[^\W\d_]+", text[:m.start()])) > 2:
+            break
+        found.setdefault(m.group(1).lower().rstrip("."), set()).add(m.group(2).lower())
+    return {kind: frozenset(ns) for kind, ns in found.items()}
+
+
+def other_things(older: str, newer: str) -> bool:
+    """Whether two lines name two things of one kind by number ("Top 3: Miete 690 €"
+    and "Top 7 rent now 845 €", "Hive 3" and "Hive 5"): neither updates the other."""
+    a, b = ids(older), ids(newer)
+    return any(not a[kind] & b[kind] for kind in a.keys() & b.keys())

@@ -217,7 +217,8 @@ def test_our_own_scenarios_and_update_pairs_are_well_formed() -> None:
     assert not {c["id"] for c in more} & {c["id"] for c in CASES}
     seen = {c["id"] for c in CASES} | {c["id"] for c in more}
     for name, size in (("scenarios_heldout.json", 80), ("scenarios_blind2.json", 72),
-                       ("scenarios_blind3.json", 70)):
+                       ("scenarios_blind3.json", 70), ("scenarios_blind4.json", 70),
+                       ("scenarios_blind5.json", 70), ("scenarios_blind6.json", 70)):
         blind = load_cases(SCENARIOS.with_name(name))
         assert validate_cases(blind) == [] and len(blind) >= size
         assert not {c["id"] for c in blind} & seen

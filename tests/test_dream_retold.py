@@ -3,7 +3,7 @@
 A later note changes a value of a thing the memory holds, but names the thing
 otherwise (a drug cut short, a plate alone, a key in the other language, a
 glossary word's German compound) and tells the value otherwise (a counter
-read again, payment terms, an address, a day said to have moved, a status
+read again, payment terms, an address, a phone number, a day said to have moved, a status
 over, a person replaced): "Painkiller: Ibuprofen 400 mg 3x daily" -> "Dr.
 Haas: Ibu jetzt 600 mg"; "Van HH-RF 412: last service at 84,200 km" ->
 "HH-RF 412 had its service today, odometer 96.500 km"; "Tiles ordered,
@@ -71,6 +71,11 @@ VALUE = {
     'Hautarzt für Leo: Dr. Yilmaz, Tel. 0511 987654': 'Keller',
     'Dr. Wendt is on holiday until May 30, the kids see Dr. Oyelaran meanwhile': 'Wendt',
     'Bäckerei Kern samstags 8-13 Uhr': 'Mo-Fr',
+    'Yıldız has a new mobile: 0157 8801 2234': '1180',
+    'Frau Lemke hat eine neue Nummer: 0421 66 55 199': '55 120',
+    'Gerd has a new office number: 0421 555 1234': '1188',
+    'Dr. Wendt Fax: 04131 22 41 79': '41 70',
+    'Anna hat eine neue Handynummer: 0172 999 1234': '1188',
 }
 # A row the rules still get wrong: a ``Key:`` line whose key names a thing, not an attribute,
 # is one value — a second field of the thing under the same key replaces the first (the
@@ -124,13 +129,16 @@ def test_a_counter_reading_only_goes_up_and_a_plan_is_no_reading() -> None:
 def test_payment_terms_an_address_and_a_moved_day_read_as_values() -> None:
     def kinds(text: str) -> list[tuple[str, str]]:
         return [(v.kind, v.amount) for v in records.values(text)
-                if v.kind in ("terms", "address", "date", "reading")]
+                if v.kind in ("terms", "address", "date", "reading", "phone")]
     assert kinds("payment terms 30 days net") == [("terms", "30")]
     assert kinds("Zahlungsziel 14 Tage") == [("terms", "14")]
     assert kinds("stay 14 days") == []  # a while, not terms
     assert kinds("Lindenstraße 14, room 003") == [("address", "lindenstraße14|14")]
     assert kinds("oxalsäure verschoben auf 27.12.") == [("date", "12-27")]
     assert kinds("Dinner with Sam on 27.12.") == []  # a day is a value only where it moved or was planned
+    assert [(v.kind, v.amount, v.unit) for v in records.values("Herr Yıldız, mobile 0160 332 1180")] == [
+        ("phone", "1603321180", "mobile")]
+    assert kinds("demolition starts 2026-03-16") == []  # a day is no phone number
 
 
 def test_a_status_over_needs_the_same_thing() -> None:

@@ -11,6 +11,8 @@ in other words, and the older line stayed beside it:
   another vehicle's, or a trip);
 - **payment terms** ("30 days net", "net 30", "Zahlungsziel 14 Tage"): the
   days, said with "net" or the terms' own word (a bare "14 days" is a while);
+- **a phone number** ("0160 332 1180" -> "new mobile: 0157 8801 2234"), of
+  the same line (a mobile is not the office's number, nor a fax);
 - **a date moved** ("planned for 2026-12-20" -> "verschoben auf 27.12."): a
   day is a value only for a line that says it moved (:data:`MOVED`) — two
   lines with two days are two events, unless the newer says one moved.
@@ -47,6 +49,12 @@ _DATE = re.compile(
     rf"\b(?:\d{{4}})-(\d\d)-(\d\d)\b|\b(\d{{1,2}})\.(\d{{1,2}})\.(?:\d{{2,4}})?(?!\d)|"
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?({_MONTH})\b\.?|\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b",
     re.I)
+# A phone number: from 0 or +, seven digits or more, in groups ("0421 66 55 120", "+49 176 22349981").
+_PHONE = re.compile(r"(?<![\w+.,/-])(?:\+\d{1,3}[\s/-]?|0)\d{1,5}(?:[\s/-]?\d{1,5}){0,5}(?![\w.,/-]*\d)")
+# What a number is of: a mobile, a landline, a fax (two of them are two numbers).
+_LINES = {"mobile": "mobile", "mobil": "mobile", "handy": "mobile", "cell": "mobile", "whatsapp": "mobile",
+          "fax": "fax", "office": "office", "büro": "office", "work": "office", "dienstlich": "office",
+          "home": "home", "privat": "home", "festnetz": "home", "landline": "home"}
 # A day said to have moved: the only lines whose dates are values.
 MOVED = re.compile(
     r"\b(?:postponed|rescheduled|moved|pushed(?: back)?|delayed|brought forward|put off|shifted|"
@@ -73,6 +81,11 @@ def found(text: str, start: int, end: int) -> list[tuple[str, str, int, int, str
         if unit in ("km", "mi") or re.search(r"\b(?:meter|zähler|stand|reading|hours|betriebsstunden)\b",
                                              span, re.I):
             out.append(("reading", _digits(m.group(1)), start + m.start(), start + m.end(), unit))
+    for m in _PHONE.finditer(span):
+        if 7 <= len(_digits(m.group(0))) <= 15:
+            before = re.findall(r"[\wäöü]+", span[max(0, m.start() - 30):m.start()].lower())[-3:]
+            line = next((_LINES[w] for w in reversed(before) if w in _LINES), "")
+            out.append(("phone", _digits(m.group(0)).lstrip("0"), start + m.start(), start + m.end(), line))
     for m in _TERMS.finditer(span):
         out.append(("terms", next(g for g in m.groups() if g), start + m.start(), start + m.end(), ""))
     if MOVED.search(text) or re.search(r"\b(?:planned|scheduled|geplant|angesetzt|due)\b", text, re.I):

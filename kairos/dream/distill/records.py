@@ -15,20 +15,30 @@ prices - house blend now 21 EUR/kg", "GP increased Dad's ramipril to 10mg",
 value of the same kind, for the same thing:
 
 - **the same thing**: a name or an identifier of the older line ("2A",
-  "Roastery Nord", "Klimt Studio", "Maya", "Mama") is in the newer, and
-  neither names one the other lacks where it says whose the value is (the
-  rent of 2B, Mum's dose, Leo's level are another's);
+  "Roastery Nord", "Klimt Studio", "Maya", "Mama", a plate "HH-RF 412") is in
+  the newer, or a thing of the glossary's in the other language ("oxalic
+  acid" / "Oxalsäure", "tiles" / "Bad-Fliesen"), or a drug cut short ("Ibu"),
+  and neither names one the other lacks where it says whose the value is (the
+  rent of 2B, Mum's dose, Leo's level are another's; a doctor who says it,
+  "Dr. Haas: …", owns nothing);
 - **a value of the same kind**: an amount of money per the same unit (a
   price per kg is not one per order; "warm" rent not "kalt"), under the same
   label (the house blend, not the espresso blend); a dose of the same drug; a
   level or grade ("Year 3" -> "Year 4") of the same measure; a deal's stage;
   how often ("every 2 weeks" -> "weekly") of the same task; how one does at
-  a topic ("weak on quadratics" -> "quadratics much better now"); a person in
-  the same role of the same owner ("main contact", "Hausarzt", "tenant"),
-  who left, retired, moved out, or has a successor; a flat let that was vacant;
+  a topic ("weak on quadratics" -> "quadratics much better now"); an address,
+  a counter reading (only ever higher), payment terms, a day said to have
+  moved (:mod:`~kairos.dream.distill.measures`); a person in the same role of
+  the same owner ("main contact", "Hausarzt", "Kinderarzt", "tenant"), who
+  left, retired, moved out, or has a successor (at "the same practice, same
+  number": the practice and number stay); a flat let that was vacant; a wait
+  over for the same thing ("ordered, delivery pending" -> "geliefert";
+  "waiting to hear back" -> "angenommen"), not for another of its kind
+  ("Kitchen tiles delivered");
 - **a change said**: "now", "new", "raised", "goes up to", "increased",
   "revised", "moved up", "agreed", "from 1 April", "jetzt", "neuer", "ab Mai",
-  "erhöht"; and nothing that makes it no change: a plan or a wish ("might
+  "erhöht", "postponed", "verschoben" (a counter read again needs none: it
+  only goes up); and nothing that makes it no change: a plan or a wish ("might
   raise to 1,000", "asked for 95/h", "möchte"), a negation, history ("rent
   was 950 when we moved in"), a value added ("also takes ramipril in the
   evening"), a while ("until the repairs are done", "this month only",
@@ -880,6 +890,8 @@ def _same_kind(old: Value, new: Value) -> bool:
         return old.unit == new.unit or _short_for(old.unit, new.unit)
     if old.kind in ("level", "reading"):
         return old.unit == new.unit
+    if old.kind == "phone":  # a mobile is not the office's number, a fax is no phone
+        return old.unit == new.unit or (not old.unit or not new.unit) and "fax" not in (old.unit, new.unit)
     return True
 
 
@@ -898,9 +910,9 @@ def _attribute_named(older: str, flds: tuple[Field, ...], head_end: int, k: int,
         return (_known(old.unit, {new.unit}) or _short_for(old.unit, new.unit)) if new.unit else False
     if old.kind in ("stage", "terms", "reading"):
         return True
-    if old.kind == "address":  # the thing's one place: one address on each side
-        return sum(v.kind == "address" for v in values(older)) == 1 == \
-            sum(v.kind == "address" for v in values(newer))
+    if old.kind in ("address", "phone"):  # the thing's one place, one number: one on each side
+        return sum(v.kind == old.kind for v in values(older)) == 1 == \
+            sum(v.kind == old.kind for v in values(newer))
     if old.kind == "date":  # a day is a value only where the newer says it moved
         return bool(measures.MOVED.search(newer))
     if old.kind == "slot":  # the week's slot of the thing the line names: two of its words
@@ -934,7 +946,7 @@ def _after(text: str, end: int) -> list[str]:
 def _new_label_known(older: str, newer: str, new: Value) -> bool:
     """Whether what the newer names its value by is known to the older line
     ("house blend now 21 EUR/kg" of the house blend, not the espresso)."""
-    if new.kind in ("stage", "often", "rating", "slot", "address", "reading", "terms", "date"):
+    if new.kind in ("stage", "often", "rating", "slot", "address", "reading", "terms", "date", "phone"):
         return True
     pool = _tokens(older) | {"gp", "doctor", "arzt", "dr", "landlord", "vermieter", "hausverwaltung",
                              "price", "prices", "preis", "preise", "rate", "satz", "value", "wert"}
@@ -961,13 +973,17 @@ def _other_owner(older: str, newer: str, new: Value) -> bool:
     old_concepts = concepts(older)
     theirs = {w for w in names(clause) if not _among(w, old_tokens) and w not in told_by and
               not any(_short_for(w, o) for o in old_tokens if len(o) >= 6) and
-              not (concepts(w, german=True) & old_concepts)}  # "Oxalsäure" of "oxalic acid"
+              not (concepts(w, german=True) & old_concepts) and  # "Oxalsäure" of "oxalic acid"
+              w not in _WHAT_NUMBER}  # "neue Nummer", "Kilometerstand": what the value is, no owner
     if new.kind == "reading" and a & b:
         return False  # the plate names the vehicle: "Kilometerstand" is no owner
     ours = {w for w in names(older) if not _among(w, new_tokens)}
     return bool(theirs and ours)
 
 
+# The German nouns (capitalised, read as names) that say what a number is.
+_WHAT_NUMBER = frozenset("""nummer telefonnummer handynummer rufnummer mobilnummer handy telefon festnetz
+fax durchwahl kilometerstand tacho tachostand zählerstand adresse anschrift""".split())
 _TITLED = re.compile(r"^\s*(?:Dr|Prof)\.?\s+([A-ZÄÖÜ][\w'’-]+)\s*(?::|(says|said|sagt|meint|wants|will))")
 
 
@@ -1002,6 +1018,7 @@ def _anchored(older: str, newer: str, old: Value) -> bool:
     return bool(concepts(older) & concepts(newer))
 
 
+@lru_cache(maxsize=16384)
 def concepts(text: str, german: bool | None = None) -> frozenset[str]:
     """The glossary's things a line names, in either language, a German compound's
     parts too ("Bad-Fliesen": bathroom, tiles): "c:~tiles~"."""
@@ -1193,7 +1210,9 @@ _CLOSED_NOW = re.compile(r"\b(?:today|heute)\b", re.I)
 
 def settled_now(text: str) -> bool:
     """Whether a line says a deal's stage changed today ("CLOSED WON today, …,
-    contract start 1 June"): true at once, whatever day the rest names."""
+    contract start 1 June"), a day moved ("verschoben auf 27.12.") or a wait
+    over ("angenommen, Start im September"): true at once, whatever day the
+    rest names."""
     if measures.MOVED.search(text):  # "verschoben auf 27.12.": moved now, whatever day it names
         return True
     if _OVER.search(text) and not _FUTURE.search(text) and not no_change(text):

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.dream_quality import validate_updates
 from kairos.dream.distill import measures, records, slots
 from tests.test_dream_updates_more import dream
 
@@ -76,6 +77,8 @@ VALUE = {
     'Gerd has a new office number: 0421 555 1234': '1188',
     'Dr. Wendt Fax: 04131 22 41 79': '41 70',
     'Anna hat eine neue Handynummer: 0172 999 1234': '1188',
+    'Mia has a new phone number: +49 160 9988776.': '5566778',
+    'Mia hat eine neue Handynummer: 0160 9988776': '2233445',
 }
 # A row the rules still get wrong: a ``Key:`` line whose key names a thing, not an attribute,
 # is one value — a second field of the thing under the same key replaces the first (the
@@ -90,6 +93,7 @@ def _stale(older: str, newer: str, value: str) -> bool:
 
 
 def test_the_table_is_well_formed_and_both_ways() -> None:
+    assert validate_updates(ROWS) == []  # the benchmark's format: --updates --updates-file
     assert len(ROWS) >= 30
     assert set(VALUE) == {r["newer"] for r in ROWS}
     assert {(r["lang"], r["expect"]) for r in ROWS} == {

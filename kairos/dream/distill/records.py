@@ -993,6 +993,16 @@ def _told_by(text: str) -> set[str]:
     return {_low(w) for m in _TITLED.finditer(text) for w in m.groups() if w}
 
 
+def _someone_elses(older: str, newer: str, old: Value) -> bool:
+    """Whether an older number or address is of a person the older holds in a role and
+    the newer does not name: "Mia's emergency contact is Jonas Weber, +49 170 …" is
+    Jonas's number, not Mia's ("Mia has a new phone number: …")."""
+    if old.kind not in ("phone", "address"):
+        return False
+    new_tokens = _tokens(newer)
+    return any(h.start < old.start and not h.person & new_tokens for h in _held(older))
+
+
 def _street_words(text: str) -> set[str]:
     """The words of the addresses a line gives ("Bahnhofstraße 3"): a place, no owner."""
     return {_low(w) for v in values(text) if v.kind == "address" for w in words(text[v.start:v.end])}
@@ -1012,7 +1022,8 @@ def _anchored(older: str, newer: str, old: Value) -> bool:
     key = _key_of(older)
     if key and key in _keys_named(newer):
         return True  # a profile's key, in either language: "Rent: 1,150 €" / "Miete jetzt 1.230"
-    if bool((names(older) | head_names(older)) & _tokens(newer)):
+    new_tokens = _tokens(newer)
+    if any(_among(n, new_tokens) for n in names(older) | head_names(older)):  # "Mias" is Mia's
         return True
     # a thing of the glossary's, in either language ("oxalic acid" / "Oxalsäure"), not a generic one
     return bool(concepts(older) & concepts(newer))
@@ -1086,7 +1097,7 @@ def revalued(older: str, newer: str) -> frozenset[int] | None:
                 if any(n.amount == old.amount for n in same) or \
                         not all(measures.goes_on(old.amount, n.amount, old.kind) for n in same):
                     continue
-                if not _anchored(older, newer, old):
+                if not _anchored(older, newer, old) or _someone_elses(older, newer, old):
                     continue
                 if any(_attribute_named(older, flds, head_end, k, old, newer, n) and
                        _new_label_known(older, newer, n) and not _other_owner(older, newer, n)

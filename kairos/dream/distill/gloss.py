@@ -68,6 +68,7 @@ flour | mehl
 supplier | suppliers | lieferant | lieferantin | lieferanten
 children | kinder
 girlfriend | freundin
+bathroom | bad
 boyfriend | freund
 cousin | cousine | vetter
 neighbour | neighbor | neighbours | neighbors | nachbar | nachbarin | nachbarn

@@ -81,6 +81,7 @@ MANY_KEYS = frozenset({
     "allergien", "vorliebe", "vorlieben", "interesse", "interessen", "kind", "kinder", "child",
     "children", "friend", "friends", "fact", "facts", "info", "habit", "habits", "goal", "goals",
     "project", "projects", "sport", "sports", "tool", "tools", "diet restriction",
+    "price list", "preisliste", "menu", "speisekarte",  # a list's key holds many items
 })
 # Values that fall in one class, for "switched to" and "uses X" / "uses Y".
 CLASSES: dict[str, str] = {}

@@ -15,20 +15,30 @@ prices - house blend now 21 EUR/kg", "GP increased Dad's ramipril to 10mg",
 value of the same kind, for the same thing:
 
 - **the same thing**: a name or an identifier of the older line ("2A",
-  "Roastery Nord", "Klimt Studio", "Maya", "Mama") is in the newer, and
-  neither names one the other lacks where it says whose the value is (the
-  rent of 2B, Mum's dose, Leo's level are another's);
+  "Roastery Nord", "Klimt Studio", "Maya", "Mama", a plate "HH-RF 412") is in
+  the newer, or a thing of the glossary's in the other language ("oxalic
+  acid" / "Oxalsäure", "tiles" / "Bad-Fliesen"), or a drug cut short ("Ibu"),
+  and neither names one the other lacks where it says whose the value is (the
+  rent of 2B, Mum's dose, Leo's level are another's; a doctor who says it,
+  "Dr. Haas: …", owns nothing);
 - **a value of the same kind**: an amount of money per the same unit (a
   price per kg is not one per order; "warm" rent not "kalt"), under the same
   label (the house blend, not the espresso blend); a dose of the same drug; a
   level or grade ("Year 3" -> "Year 4") of the same measure; a deal's stage;
   how often ("every 2 weeks" -> "weekly") of the same task; how one does at
-  a topic ("weak on quadratics" -> "quadratics much better now"); a person in
-  the same role of the same owner ("main contact", "Hausarzt", "tenant"),
-  who left, retired, moved out, or has a successor; a flat let that was vacant;
+  a topic ("weak on quadratics" -> "quadratics much better now"); an address,
+  a counter reading (only ever higher), payment terms, a day said to have
+  moved (:mod:`~kairos.dream.distill.measures`); a person in the same role of
+  the same owner ("main contact", "Hausarzt", "Kinderarzt", "tenant"), who
+  left, retired, moved out, or has a successor (at "the same practice, same
+  number": the practice and number stay); a flat let that was vacant; a wait
+  over for the same thing ("ordered, delivery pending" -> "geliefert";
+  "waiting to hear back" -> "angenommen"), not for another of its kind
+  ("Kitchen tiles delivered");
 - **a change said**: "now", "new", "raised", "goes up to", "increased",
   "revised", "moved up", "agreed", "from 1 April", "jetzt", "neuer", "ab Mai",
-  "erhöht"; and nothing that makes it no change: a plan or a wish ("might
+  "erhöht", "postponed", "verschoben" (a counter read again needs none: it
+  only goes up); and nothing that makes it no change: a plan or a wish ("might
   raise to 1,000", "asked for 95/h", "möchte"), a negation, history ("rent
   was 950 when we moved in"), a value added ("also takes ramipril in the
   evening"), a while ("until the repairs are done", "this month only",
@@ -48,6 +58,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from kairos.dream.distill import gloss, measures
 from kairos.dream.distill.lexicon import ATTRIBUTE_NOUNS, PERSON_NOUNS
 from kairos.dream.distill.when import is_calendar
 from kairos.dream.distill.words import STOP, is_german, stem, words
@@ -58,7 +69,7 @@ from kairos.dream.distill.words import STOP, is_german, stem, words
 _HEAD = re.compile(r"^\s*([^:=\n]{1,60}?)\s*(:(?!\d)|=|\s[-–]>\s?|\s→\s?|\s[-–]\s)\s*")
 # A sentence ends at ". " before a capital — not after a title or an abbreviation.
 _ABBREVIATIONS = frozenset("dr mr mrs ms prof tel nr no str whg ca st fam hr fr jr sr bzw vs etc "
-                           "approx inkl zzgl".split())
+                           "approx inkl zzgl incl excl exkl".split())
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,9 @@ class Field:
     end: int
     sentence: int
     lead: str  # the separator before it in the line ("", ", ", ". ")
+
+
+_YEAR_AFTER = re.compile(r", (?:19|20)\d\d\b")  # "Jun 1, 2026": one date, not two fields
 
 
 @lru_cache(maxsize=8192)
@@ -86,7 +100,8 @@ def fields(text: str) -> tuple[int, tuple[Field, ...]]:
         elif ch in ")]}":
             depth = max(0, depth - 1)
         elif depth == 0 and ch in ",;" and i + 1 < n and text[i + 1] == " " and \
-                not (ch == "," and i and text[i - 1].isdigit() and text[i + 1:i + 2].isdigit()):
+                not (ch == "," and i and text[i - 1].isdigit() and text[i + 1:i + 2].isdigit()) and \
+                not (ch == "," and i and text[i - 1].isdigit() and _YEAR_AFTER.match(text, i)):
             if text[start:i].strip():
                 out.append(Field(start, i, sentence, lead))
             lead = ch + " "
@@ -114,7 +129,9 @@ def fields(text: str) -> tuple[int, tuple[Field, ...]]:
 
 _ID = re.compile(r"(?<![\w.,/-])(\d{1,3}[A-Z]|[A-Z]\d{1,3}|(?:19|20)\d\d)(?![\w.,/-]*\d)(?!\w)")
 _NUMBERED = re.compile(r"\b(?:flat|apt|apartment|unit|room|whg|wohnung|zimmer|haus|house|nr|no|"
-                       r"suite|office|büro|plot|stellplatz|garage)\.?\s*(\d{1,4}[a-z]?)\b", re.I)
+                       r"suite|office|büro|plot|stellplatz|garage|hive|volk|beute|locker|spind|gate)\.?\s*"
+                       r"(\d{1,4}[a-z]?)\b", re.I)
+_PLATE = re.compile(r"\b([A-ZÄÖÜ]{1,3}-[A-Z]{1,2})\s?(\d{1,4}[EH]?)\b")  # a number plate
 _TITLES = frozenset("dr mr mrs ms miss prof herr frau familie fam firma family".split())
 _GENERIC = frozenset("""
 new neu neue neuer neuen neues old alt now jetzt client kunde kundin project projekt deal lead
@@ -132,9 +149,11 @@ def _low(w: str) -> str:
 
 
 def ids(text: str) -> set[str]:
-    """The identifiers a line names: "2A", "3B", "Q1", a year, "flat 4", "Whg. 1"."""
+    """The identifiers a line names: "2A", "3B", "Q1", a year, "flat 4", "Whg. 1", a plate
+    ("HH-RF 412")."""
     return {m.group(1).upper() for m in _ID.finditer(text)} | \
-        {m.group(1).upper() for m in _NUMBERED.finditer(text)}
+        {m.group(1).upper() for m in _NUMBERED.finditer(text)} | \
+        {(m.group(1) + m.group(2)).upper() for m in _PLATE.finditer(text)}
 
 
 def names(text: str) -> set[str]:
@@ -356,6 +375,7 @@ def values(text: str, start: int = 0, end: int | None = None) -> list[Value]:
         slot = _slot(m)
         if slot:
             out.append(Value("slot", slot, start + m.start(), start + m.end()))
+    out += [Value(*v) for v in measures.found(text, start, end)]  # an address, a reading, terms, a day
     return out
 
 
@@ -410,6 +430,7 @@ _ROLES = {
     "tenant": "tenant|tenants|mieter|mieterin|mieterinnen",
     "doctor": "gp|doctor|family doctor|hausarzt|hausärztin|arzt|ärztin",
     "dentist": "dentist|zahnarzt|zahnärztin",
+    "paediatrician": "paediatrician|pediatrician|kinderarzt|kinderärztin|children's doctor|kids' doctor",
     "caretaker": "caretaker|janitor|handyman|hausmeister|hausmeisterin|hausmeisterdienst|"
                  "hausmeisterservice|facility manager",
     "cleaner": "cleaner|cleaning lady|putzfrau|putzkraft|reinigungskraft|reinigungsfirma",
@@ -502,7 +523,8 @@ def _role_change(older: str, newer: str, head_end: int, flds: tuple[Field, ...])
     if _HEDGE.search(plain) or _ADDED.search(plain) or _A_WHILE.search(plain) or _HISTORY.search(plain):
         return None
     for held in _held(older):
-        owners = names(older[:held.start] + " " + held.of + " " + older[held.end:]) - held.person
+        owners = names(older[:held.start] + " " + held.of + " " + older[held.end:]) - held.person - \
+            _street_words(older)  # the practice's street is no owner
         older_ids = ids(older)
         new_names, new_ids = _tokens(newer), ids(newer)
         if older_ids and new_ids and not older_ids & new_ids:
@@ -532,8 +554,15 @@ def _role_change(older: str, newer: str, head_end: int, flds: tuple[Field, ...])
         if first is None:  # the holder is in the head: the whole line
             return set(range(len(flds)))
         sentence = flds[first].sentence
+        if _SAME_DETAILS.search(newer):  # "same practice, same number": the holder goes, not those
+            return {first}
         return {k for k, f in enumerate(flds) if k >= first and f.sentence == sentence}
     return None
+
+
+# The newer says the successor keeps the holder's details: "(same practice, same number)".
+_SAME_DETAILS = re.compile(r"\b(?:same|gleiche[nrs]?|selbe[nrs]?|dieselbe[n]?)\s+(?:practice|number|phone|"
+                           r"address|office|praxis|nummer|telefonnummer|adresse|büro)\b", re.I)
 
 
 def _let(older: str, newer: str, flds: tuple[Field, ...]) -> set[int] | None:
@@ -752,12 +781,35 @@ def _proper(text: str) -> set[str]:
 
 
 _WAITING = re.compile(
-    r"\b(?:waiting (?:for|on)|awaiting|still no|applied for|pending|leaking|leaks|broken|not working|"
-    r"out of order|warte[nt]? (?:noch )?auf|beantragt|kaputt|defekt|undicht|tropft|ausstehend)\b", re.I)
+    r"\b(?:waiting (?:for|on|to hear)|awaiting|still no|applied for|pending|leaking|leaks|broken|not working|"
+    r"out of order|warte[nt]? (?:noch )?auf|beantragt|kaputt|defekt|undicht|tropft|ausstehend|"
+    r"ordered|on order|bestellt|auditioned|interviewed|vorgesungen|beworben|warte[nt]? auf (?:antwort|"
+    r"rückmeldung|bescheid))\b", re.I)
 _OVER = re.compile(
     r"\b(?:granted|approved|issued|fixed|repaired|arrived|delivered|came through|received|resolved|"
     r"sorted|rejected|refused|denied|genehmigt|erteilt|repariert|geliefert|angekommen|eingetroffen|"
-    r"erledigt|abgelehnt|behoben|ist da|sind da|bewilligt)\b", re.I)
+    r"erledigt|abgelehnt|behoben|ist da|sind da|bewilligt|accepted|admitted|got in|got the (?:place|part|"
+    r"job|spot)|angenommen|aufgenommen|zugesagt|eine zusage|completed|abgeschlossen|fertig)\b", re.I)
+# The words of a wait that name no thing of its own ("delivery pending", "waiting to hear back").
+_WAIT_WORDS = frozenset("""delivery lieferung answer antwort reply decision entscheidung result results
+ergebnis back hear word news rückmeldung bescheid zusage confirmation bestätigung approval""".split())
+
+
+def _another_thing(said_new: list[str], things: list[str]) -> bool:
+    """Whether each side names a thing the other does not: "Kitchen tiles" and
+    "Bathroom tiles", "Volk 5" and "Volk 3"."""
+    def alike(a: str, b: str) -> bool:
+        return _same_noun(a, b) or _same_concept(a, b)
+    return any(not any(alike(w, t) for t in things) for w in said_new) and \
+        any(not any(alike(t, w) for w in said_new) and t[0].isupper() for t in things)
+
+
+def _same_concept(a: str, b: str) -> bool:
+    """One thing of the glossary's in two words, in either language ("Bad-Fliesen", "tiles")."""
+    x, y = concepts(a, german=a[:1].isupper()), concepts(b, german=b[:1].isupper())
+    return bool(x and y and (x <= y or y <= x))  # "Kammerchor" is not "Jugendchor"
+
+
 _FUTURE = re.compile(r"\b(?:will|shall|gonna|going to|to be|soon|bald|wird|werden|expected|"
                      r"hopefully|by (?:mon|tue|wed|thu|fri|sat|sun|next|the end))\b|'ll\b", re.I)
 
@@ -772,9 +824,11 @@ def _ended_wait(older: str, newer: str, flds: tuple[Field, ...], head_end: int) 
     a, b = ids(older), ids(newer)
     if a and b and not a & b:
         return None
+    named_new = _thing_words(re.split(r"[.;:]\s|\s[-–]\s", newer[:over.start()])[-1])
     said_new = _thing_words(re.split(r"[.;]\s|\s[-–]\s", newer[:over.start()])[-1] + " " +
                             " ".join(words(newer[over.end():])[:3]))
     german = is_german(older)
+    over_fields: set[int] = set()
     for k, f in enumerate(flds):
         in_head = bool(head_end) and k == 0 and _WAITING.search(older, 0, head_end) is not None
         wait = _WAITING.search(older, 0, head_end) if in_head else _WAITING.search(older, f.start, f.end)
@@ -783,13 +837,23 @@ def _ended_wait(older: str, newer: str, flds: tuple[Field, ...], head_end: int) 
         if re.search(r"\s(?:and|und|&)\s", older[wait.end():f.end if not in_head else head_end]):
             continue  # waits for two things
         things = _thing_words(older[:head_end] if in_head else older[f.start:f.end])
-        if not any(_same_noun(w, t) for w in said_new for t in things
-                   if german or not (t[0].isupper() and _low(t) in names(older[1:]))):
+        if not in_head and not [t for t in things if _low(t) not in _WAIT_WORDS and
+                                _low(t) not in wait.group(0).lower()]:
+            # "…, delivery pending", "…, waiting to hear back": what waits is named before
+            things = _thing_words(older[:head_end] + " " + " ".join(
+                older[g.start:g.end] for g in flds[:k] if g.sentence == f.sentence))
+        keyed = head_names(newer)  # "Kammerchor: angenommen!!" names its thing in its key
+        if not any(_same_noun(w, t) or _same_concept(w, t) for w in said_new for t in things
+                   if german or _low(t) in keyed or not (t[0].isupper() and _low(t) in names(older[1:]))):
             continue  # (a person waited on is no thing: "waiting for Tom's reply")
+        if _another_thing(named_new, things):
+            continue  # "Kitchen tiles delivered" is not of the bathroom tiles
         if _whose(older) - _tokens(newer):
             continue
-        return set(range(len(flds))) if in_head else {k}
-    return None
+        if in_head:
+            return set(range(len(flds)))
+        over_fields.add(k)  # every field that waited for it: "Auditioned for …, waiting to hear back"
+    return over_fields or None
 
 
 # -- the decision ------------------------------------------------------------------------------------
@@ -824,8 +888,10 @@ def _same_kind(old: Value, new: Value) -> bool:
             (not old.quality or not new.quality or old.quality == new.quality)
     if old.kind == "dose":
         return old.unit == new.unit or _short_for(old.unit, new.unit)
-    if old.kind == "level":
+    if old.kind in ("level", "reading"):
         return old.unit == new.unit
+    if old.kind == "phone":  # a mobile is not the office's number, a fax is no phone
+        return old.unit == new.unit or (not old.unit or not new.unit) and "fax" not in (old.unit, new.unit)
     return True
 
 
@@ -842,8 +908,13 @@ def _attribute_named(older: str, flds: tuple[Field, ...], head_end: int, k: int,
     f = flds[k]
     if old.kind == "dose":
         return (_known(old.unit, {new.unit}) or _short_for(old.unit, new.unit)) if new.unit else False
-    if old.kind == "stage":
+    if old.kind in ("stage", "terms", "reading"):
         return True
+    if old.kind in ("address", "phone"):  # the thing's one place, one number: one on each side
+        return sum(v.kind == old.kind for v in values(older)) == 1 == \
+            sum(v.kind == old.kind for v in values(newer))
+    if old.kind == "date":  # a day is a value only where the newer says it moved
+        return bool(measures.MOVED.search(newer))
     if old.kind == "slot":  # the week's slot of the thing the line names: two of its words
         head = older[:head_end].rstrip(" :=-–>→")  # ("Sam piano lesson" is not "Sam swimming")
         named = _label(older, old.start, 3) or _label(head, len(head), 3)
@@ -875,7 +946,7 @@ def _after(text: str, end: int) -> list[str]:
 def _new_label_known(older: str, newer: str, new: Value) -> bool:
     """Whether what the newer names its value by is known to the older line
     ("house blend now 21 EUR/kg" of the house blend, not the espresso)."""
-    if new.kind in ("stage", "often", "rating", "slot"):
+    if new.kind in ("stage", "often", "rating", "slot", "address", "reading", "terms", "date", "phone"):
         return True
     pool = _tokens(older) | {"gp", "doctor", "arzt", "dr", "landlord", "vermieter", "hausverwaltung",
                              "price", "prices", "preis", "preise", "rate", "satz", "value", "wert"}
@@ -885,6 +956,8 @@ def _new_label_known(older: str, newer: str, new: Value) -> bool:
     if key:  # its key in the other language: "Miete" of "Rent"
         pool |= _KEY_WORDS.get(key, frozenset())
     label = _label(newer, new.start)
+    if new.kind == "dose":  # the drug cut short ("Ibu" of Ibuprofen), said by a doctor ("Dr. Haas: …")
+        pool |= ({new.unit} if any(_short_for(new.unit, p) for p in pool) else set()) | _told_by(newer)
     return all(_known(w, pool) or w in _RATING for w in label)
 
 
@@ -896,9 +969,43 @@ def _other_owner(older: str, newer: str, new: Value) -> bool:
         return True
     clause = re.split(r"[.;(]\s", newer[:new.start])[-1]
     old_tokens, new_tokens = _tokens(older), _tokens(newer)
-    theirs = {w for w in names(clause) if not _among(w, old_tokens)}
+    told_by = _told_by(newer)
+    old_concepts = concepts(older)
+    theirs = {w for w in names(clause) if not _among(w, old_tokens) and w not in told_by and
+              not any(_short_for(w, o) for o in old_tokens if len(o) >= 6) and
+              not (concepts(w, german=True) & old_concepts) and  # "Oxalsäure" of "oxalic acid"
+              w not in _WHAT_NUMBER}  # "neue Nummer", "Kilometerstand": what the value is, no owner
+    if new.kind == "reading" and a & b:
+        return False  # the plate names the vehicle: "Kilometerstand" is no owner
     ours = {w for w in names(older) if not _among(w, new_tokens)}
     return bool(theirs and ours)
+
+
+# The German nouns (capitalised, read as names) that say what a number is.
+_WHAT_NUMBER = frozenset("""nummer telefonnummer handynummer rufnummer mobilnummer handy telefon festnetz
+fax durchwahl kilometerstand tacho tachostand zählerstand adresse anschrift""".split())
+_TITLED = re.compile(r"^\s*(?:Dr|Prof)\.?\s+([A-ZÄÖÜ][\w'’-]+)\s*(?::|(says|said|sagt|meint|wants|will))")
+
+
+def _told_by(text: str) -> set[str]:
+    """Who a line says told it, and the verb: "Dr. Haas: Ibu jetzt 600 mg", "Dr. Haas says …"
+    (a doctor says, owns nothing)."""
+    return {_low(w) for m in _TITLED.finditer(text) for w in m.groups() if w}
+
+
+def _someone_elses(older: str, newer: str, old: Value) -> bool:
+    """Whether an older number or address is of a person the older holds in a role and
+    the newer does not name: "Mia's emergency contact is Jonas Weber, +49 170 …" is
+    Jonas's number, not Mia's ("Mia has a new phone number: …")."""
+    if old.kind not in ("phone", "address"):
+        return False
+    new_tokens = _tokens(newer)
+    return any(h.start < old.start and not h.person & new_tokens for h in _held(older))
+
+
+def _street_words(text: str) -> set[str]:
+    """The words of the addresses a line gives ("Bahnhofstraße 3"): a place, no owner."""
+    return {_low(w) for v in values(text) if v.kind == "address" for w in words(text[v.start:v.end])}
 
 
 def _among(name: str, pool: set[str]) -> bool:
@@ -915,7 +1022,20 @@ def _anchored(older: str, newer: str, old: Value) -> bool:
     key = _key_of(older)
     if key and key in _keys_named(newer):
         return True  # a profile's key, in either language: "Rent: 1,150 €" / "Miete jetzt 1.230"
-    return bool((names(older) | head_names(older)) & _tokens(newer))
+    new_tokens = _tokens(newer)
+    if any(_among(n, new_tokens) for n in names(older) | head_names(older)):  # "Mias" is Mia's
+        return True
+    # a thing of the glossary's, in either language ("oxalic acid" / "Oxalsäure"), not a generic one
+    return bool(concepts(older) & concepts(newer))
+
+
+@lru_cache(maxsize=16384)
+def concepts(text: str, german: bool | None = None) -> frozenset[str]:
+    """The glossary's things a line names, in either language, a German compound's
+    parts too ("Bad-Fliesen": bathroom, tiles): "c:~tiles~"."""
+    ws = tuple(gloss.norm(w) for w in words(text))
+    german = is_german(text) if german is None else german
+    return frozenset("c:" + c for cs in gloss.read(ws, german=german) for c in cs)
 
 
 _KEY_WORDS: dict[str, frozenset[str]] = {
@@ -974,15 +1094,19 @@ def revalued(older: str, newer: str) -> frozenset[int] | None:
                 same = [n for n in news if _same_kind(old, n)]
                 if not same:
                     continue
-                if any(n.amount == old.amount for n in same):
+                if any(n.amount == old.amount for n in same) or \
+                        not all(measures.goes_on(old.amount, n.amount, old.kind) for n in same):
                     continue
-                if not _anchored(older, newer, old):
+                if not _anchored(older, newer, old) or _someone_elses(older, newer, old):
                     continue
                 if any(_attribute_named(older, flds, head_end, k, old, newer, n) and
                        _new_label_known(older, newer, n) and not _other_owner(older, newer, n)
                        for n in same):
                     cut.add(k)
                     changed = True
+                    if old.kind == "address":  # the room at the old address goes with it
+                        cut |= {i for i, g in enumerate(flds) if i > k and g.sentence == f.sentence
+                                and _WHERE_IN.match(older, g.start)}
                     break
     if not changed:
         return None
@@ -997,6 +1121,11 @@ def revalued(older: str, newer: str) -> frozenset[int] | None:
     if remainder(older, frozenset(cut)) is None:
         return None
     return frozenset(cut)
+
+
+# A place within an address: "room 003", "2nd floor", "Raum 12", "Eingang B".
+_WHERE_IN = re.compile(r"\s*(?:room|raum|zimmer|floor|etage|stock|building|gebäude|entrance|eingang|"
+                       r"suite|\d+(?:st|nd|rd|th)\s+floor|\d+\.\s*(?:og|stock|etage)|og|eg)\b", re.I)
 
 
 def _says_only_values(text: str, f: Field, vals: list[Value]) -> bool:
@@ -1032,10 +1161,12 @@ def remainder(older: str, cut: frozenset[int]) -> str | None:
                     len(words(older[flds[k - 1].start:flds[k - 1].end])) >= 4:
                 return None
     parts = []
+    keyed = _key_of(older) is not None  # "Rent: transferred on the 1st" says whose it is in its key
     for n, f in enumerate(kept):
         piece = older[f.start:f.end].strip()
         first = words(piece)[:1]
-        if first and first[0][0].islower() and (first[0].lower() in _PRONOUNS or
+        if first and first[0][0].islower() and not (n == 0 and keyed and kept[0].sentence == 0) and \
+                (first[0].lower() in _PRONOUNS or
                                                 re.fullmatch(r"[a-z]+(?:ed|ing|en)", first[0]) and
                                                 first[0].lower() not in ("open", "often")):
             return None
@@ -1072,7 +1203,8 @@ def anchors(text: str) -> frozenset[str]:
     """What a line can be named by in a later one: its names and identifiers,
     lower-cased, the drugs it gives a dose of, the roles it names someone in."""
     return frozenset(names(text) | head_names(text) | {i.lower() for i in ids(text)} |
-                     {v.unit for v in values(text) if v.kind == "dose"} |
+                     {v.unit for v in values(text) if v.kind == "dose"} | _drugs_short(text) |
+                     concepts(text) |
                      {r for h in _held(text) for r in _roles_named(text) if r == "role:" + h.role} |
                      _things(text, bool(_WAITING.search(text) or _times(text))))
 
@@ -1085,7 +1217,13 @@ def _things(text: str, timed: bool) -> set[str]:
 def said(text: str) -> set[str]:
     """What a line names, to look its records up by (see :func:`anchors`)."""
     return {_low(w) for w in re.findall(r"[\w'’+-]+", text)} | {i.lower() for i in ids(text)} | \
-        _roles_named(text) | _things(text, bool(_OVER.search(text) or _times(text)))
+        _roles_named(text) | _things(text, bool(_OVER.search(text) or _times(text))) | \
+        _drugs_short(text) | concepts(text)
+
+
+def _drugs_short(text: str) -> set[str]:
+    """The drugs a line gives a dose of, by their first three letters ("Ibu", "Ibuprofen")."""
+    return {"rx:" + v.unit[:3] for v in values(text) if v.kind == "dose" and len(v.unit) >= 3}
 
 
 _CLOSED_NOW = re.compile(r"\b(?:today|heute)\b", re.I)
@@ -1093,7 +1231,13 @@ _CLOSED_NOW = re.compile(r"\b(?:today|heute)\b", re.I)
 
 def settled_now(text: str) -> bool:
     """Whether a line says a deal's stage changed today ("CLOSED WON today, …,
-    contract start 1 June"): true at once, whatever day the rest names."""
+    contract start 1 June"), a day moved ("verschoben auf 27.12.") or a wait
+    over ("angenommen, Start im September"): true at once, whatever day the
+    rest names."""
+    if measures.MOVED.search(text):  # "verschoben auf 27.12.": moved now, whatever day it names
+        return True
+    if _OVER.search(text) and not _FUTURE.search(text) and not no_change(text):
+        return True  # "angenommen, Start im September": accepted now, whenever it starts
     return bool(_CLOSED_NOW.search(text)) and any(v.kind == "stage" for v in values(text))
 
 
@@ -1101,7 +1245,9 @@ def settled_now(text: str) -> bool:
 def may_revalue(newer: str) -> bool:
     """A cheap first look: whether a line says a change a record could take."""
     return bool(_CHANGED.search(newer) or _LEAVES.search(newer) or _LET.search(newer)
-                or _ENDED_ROLE.search(newer) or _LEFT_VALUE.search(newer) or _OVER.search(newer))
+                or _ENDED_ROLE.search(newer) or _LEFT_VALUE.search(newer) or _OVER.search(newer)
+                or measures.MOVED.search(newer)  # "postponed to June 27"
+                or any(v.kind == "reading" for v in values(newer)))  # a counter read again
 
 
 __all__ = ["Field", "Value", "anchors", "field_text", "fields", "ids", "may_revalue", "names", "no_change",

@@ -34,6 +34,8 @@ def test_two_numbered_things_of_one_kind_are_both_kept(notes: tuple[str, str]) -
     ("Top 3: Miete 690 € inkl. BK", "Top 3: Miete jetzt 720 € inkl. BK"),
     ("Stellplatz 14: Miete 60 €", "Stellplatz 14: Miete jetzt 65 €"),
     ("Hive 3: queen marked blue", "Hive 3: queen now red"),
+    ("Office: room 214, building B", "Office: room 118 now, building B"),  # the room is the value
+    ("Parking: Stellplatz 12", "Parking: Stellplatz 7 now"),
 ])
 def test_the_same_numbered_thing_is_still_updated(old: str, new: str) -> None:
     assert kept(old, new) == [new]

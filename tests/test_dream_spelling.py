@@ -29,15 +29,24 @@ from tests.test_dream_union import SETTINGS, units_of
     ("+353 1 234 5678", "01 234 5678"),
 ])
 def test_a_phone_number_is_one_number_however_it_is_written(a: str, b: str) -> None:
-    """(Its national digits: a number written without its country is taken
-    to be the same as any country's with those digits.)"""
-    assert facts.numbers_spelt(a) == facts.numbers_spelt(b)
+    """Its national digits are one word; written with its country, the country
+    is a word of its own, so the line that names it says more (and is kept)."""
+    assert facts.numbers_spelt(a).split(" ")[0] == facts.numbers_spelt(b).split(" ")[0]
+    assert facts.covers(f"Tom: {a}", f"Tom: {b}") or a.startswith("0")
+
+
+def test_one_number_in_two_countries_is_two_numbers() -> None:
+    """A review found "+49 151 2345678" merged into "+43 151 2345678 (Austrian SIM)"."""
+    a, b = "Tom mobile +49 151 2345678", "Tom mobile +43 151 2345678 (Austrian SIM)"
+    assert not facts.covers(a, b) and not facts.covers(b, a)
+    assert union.numbers_differ(a, b)
 
 
 @pytest.mark.parametrize(("a", "b"), [
     ("0176 2234 9981", "0176 2234 9982"),
     ("+49 176 22349981", "+49 176 22349918"),
     ("040 1234567", "040 7654321"),
+    ("+49 151 2345678", "+43 151 2345678"),
 ])
 def test_two_phone_numbers_stay_two(a: str, b: str) -> None:
     assert facts.numbers_spelt(a) != facts.numbers_spelt(b)
@@ -151,6 +160,9 @@ def test_a_monthly_day_of_a_rate_stays_a_monthly_day_and_never_ages(text: str) -
     "dentist on the 3rd",
     "meet at 3 p.m. on the 3rd",
     "invoice due next month, on the 10th",
+    "Gym membership ends on the 15th",  # a review found these read as every month's
+    "Subscription box arrives on the 12th",
+    "Was charged twice by Telekom, refund promised on the 20th",
 ])
 def test_a_day_of_the_month_without_a_rate_is_still_one_day(text: str) -> None:
     from datetime import date
@@ -201,3 +213,22 @@ def test_a_price_after_a_month_is_not_its_day(text: str, resolved: str) -> None:
     """"ab September 8,20 €" is a price from September, not "September 8, 2026,20 €"."""
     from datetime import date
     assert when.resolve_days(text, date(2026, 7, 1), date(2026, 7, 2)).text == resolved
+
+
+@pytest.mark.parametrize("notes", [
+    ("Tom IBAN DE89 3704 0044 0532 0130 00", "Tom has a new phone number: 0176 1234567"),
+    ("Tom: Termin 01/04/2026 beim Notar", "Tom new mobile 0176 1234567"),
+    ("Tom: Steuer-ID 01 234 567 890", "Tom hat eine neue Handynummer: 0160 9988776"),
+    ("Tom's wedding planned for 12 June", "Tom moved to Hamburg on 1 April"),
+    ("Tom drove 1,200 km to Rome for the wedding", "Tom has cycled 2,500 km this year"),
+    ("Our Golf: bought used at 48,000 km in 2022", "Golf odometer now 61,300 km"),
+    ("Mia starts at Kita in Spring 2026", "Mia Kita now Lindenweg 4"),
+    ("Tom mobile +49 151 2345678", "Tom mobile +43 151 2345678 (Austrian SIM)"),
+])
+def test_a_review_s_look_alikes_of_an_update_keep_both_lines(notes: tuple[str, str]) -> None:
+    """Found by reviewing the new value kinds (:mod:`~kairos.dream.distill.measures`):
+    an IBAN, an appointment's date or a tax id read as a phone number; a house
+    move as a date moved; a trip's or a bought car's kilometres as a counter
+    reading; "Spring 2026" as a street.  Each dropped a line that must stay."""
+    from tests.test_dream_person_keys import kept
+    assert len(kept(*notes)) == 2

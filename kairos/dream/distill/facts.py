@@ -348,14 +348,16 @@ class Telling:
 
 def _phone(m: re.Match[str]) -> str:
     """A phone number as its national digits, so that "0176 2234 9981" and
-    "+49 176 22349981" are one number: the trunk 0, or the "+" and its
-    country code (:func:`_country_code`), dropped."""
+    "+49 176 22349981" are one number — and, written with its country, that
+    country as a word of its own ("017622349981 cc49"): the line that names it
+    says more than one that does not, and "+43 …" is not "+49 …"."""
     text = m.group(0)
     digits = "".join(c for c in text.replace("(0)", "") if c.isdigit())  # "+49 (0)40 …"
     if len(digits) < 7 or _ISO.match(text.strip()):
         return text
     if text.startswith("+"):
-        return "0" + digits[_country_code(digits):]
+        code = _country_code(digits)
+        return f"0{digits[code:]} cc{digits[:code]}"
     return digits
 
 
@@ -376,7 +378,7 @@ _CENTS = re.compile(r"\b(\d{1,2})\s?(?:ct|cents?)\b", re.I)
 
 def number_spans(text: str) -> list[tuple[int, int, str]]:
     """Where :func:`numbers_spelt` respells a number of ``text``, and as what."""
-    spans = [(m.start(), m.end(), _phone(m)) for m in _PHONE.finditer(text)]
+    spans = [(m.start(), m.end(), _phone(m).split(" ")[0]) for m in _PHONE.finditer(text)]
     spans = [s for s in spans if s[2] != text[s[0]:s[1]]]
 
     def free(m: re.Match[str]) -> bool:

@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import re
 
+# A street and its number.  Not a place one parks or a platform ("Parkplatz 5", "Bahnsteig
+# 3"), a word that only ends like a street ("Spring 2026", "During 2020"), nor a year.
 _STREET = re.compile(
-    r"(?-i:\b[A-ZÄÖÜ][\wäöüß-]*?)(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|"
-    r"steig|pfad)\s+(\d{1,4}\s?[a-z]?)\b|"
-    r"\b(\d{1,4}[a-z]?)\s+(?-i:[A-Z][\w-]+)\s+(?:street|st\.|road|rd\.|avenue|ave\.?|lane|way|drive|close)\b|"
+    r"(?-i:\b(?!(?:Park|Stell|Liege|Sitz|Arbeits|Spiel|Sport|Bahn|Flug|Camping|Zelt)(?:platz|steig))"
+    r"[A-ZÄÖÜ][\wäöüß-]{2,}?)(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|"
+    r"steig|pfad)\s+(\d{1,3}\s?[a-z]?)\b(?![.,]\d)|"
+    r"\b(\d{1,4}[a-z]?)\s+(?-i:[A-Z][a-z][\w-]*)\s+(?:street|st\.|road|rd\.|avenue|ave\.?|lane|way|drive|close)\b|"
     r"(?-i:\b[A-ZÄÖÜ][\wäöüß-]+)\s+(?:straße|strasse|weg|gasse|platz|allee|street|road|avenue|lane)\s+"
-    r"(\d{1,4}\s?[a-z]?)\b", re.I)
+    r"(\d{1,3}\s?[a-z]?)\b(?![.,]\d)", re.I)
 _READING = re.compile(r"(?<![\d.,])(\d{1,3}(?:[.,\s]\d{3})+|\d{4,7})\s*(km|mi|miles|kwh|m³|h)\b", re.I)
 _NOT_A_READING = re.compile(r"\b(?:next|due|every|each|per|within|until|by|after|nächste\w*|fällig|"
                             r"alle|jede\w*|bis|spätestens|limit|max\w*|range|reichweite|trip|fahrt|tour)\b",
@@ -51,15 +54,22 @@ _DATE = re.compile(
     re.I)
 # A phone number: from 0 or +, seven digits or more, in groups ("0421 66 55 120", "+49 176 22349981").
 _PHONE = re.compile(r"(?<![\w+.,/-])(?:\+\d{1,3}[\s/-]?|0)\d{1,5}(?:[\s/-]?\d{1,5}){0,5}(?![\w.,/-]*\d)")
+_NOT_A_PHONE = re.compile(r"\b(?:iban|bic|konto\w*|account|acct|steuer\w*|tax|ust|vat|id|versicherung\w*|"
+                          r"insurance|policy|police|kunden\w*|customer|vertrag\w*|contract|order|bestell\w*|"
+                          r"ref|reference|aktenzeichen|az|invoice|rechnung\w*|serial|seriennummer|pin|"
+                          r"tracking|sendung\w*|passport|pass|ausweis\w*)\b", re.I)
+_SLASH_DATE = re.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 # What a number is of: a mobile, a landline, a fax (two of them are two numbers).
 _LINES = {"mobile": "mobile", "mobil": "mobile", "handy": "mobile", "cell": "mobile", "whatsapp": "mobile",
           "fax": "fax", "office": "office", "büro": "office", "work": "office", "dienstlich": "office",
           "home": "home", "privat": "home", "festnetz": "home", "landline": "home"}
 # A day said to have moved: the only lines whose dates are values.
+# ("moved", "pushed", "shifted" only to a day: "Tom moved to Hamburg on 1 April" moved house.)
 MOVED = re.compile(
-    r"\b(?:postponed|rescheduled|moved|pushed(?: back)?|delayed|brought forward|put off|shifted|"
-    r"verschoben|verlegt|vorgezogen|neuer termin|new date)\b[^.;]{0,25}?\b(?:to|until|till|auf|zum|"
-    r"on|am|for|for the)\b", re.I)
+    r"\b(?:postponed|rescheduled|delayed|brought forward|put off|verschoben|verlegt|vorgezogen|"
+    r"neuer termin|new date)\b[^.;]{0,25}?\b(?:to|until|till|auf|zum|on|am|for|for the)\b"
+    rf"|\b(?:moved|pushed(?: back)?|shifted)\s+(?:back\s+)?(?:to|until|till|on|for)\s+(?:the\s+)?"
+    rf"(?:\d|(?:{_MONTH})\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|next\b|tomorrow\b)", re.I)
 
 
 def _digits(text: str) -> str:
@@ -78,11 +88,15 @@ def found(text: str, start: int, end: int) -> list[tuple[str, str, int, int, str
         unit = {"miles": "mi"}.get(m.group(2).lower(), m.group(2).lower())
         if _NOT_A_READING.search(re.split(r"[,;(]|\.\s", span[:m.start()])[-1]):
             continue  # "next service at 114,200 km", "every 15,000 km": a plan or an interval
-        if unit in ("km", "mi") or re.search(r"\b(?:meter|zähler|stand|reading|hours|betriebsstunden)\b",
-                                             span, re.I):
+        # a counter's word on the line: "drove 1,200 km to Rome" is a trip, not a reading
+        if re.search(r"\b(?:meter|zähler\w*|\w*stand|reading|hours|betriebsstunden|odometer|mileage|tacho|"
+                     r"laufleistung|service|serviced|inspektion|inspection|wartung)\b", span, re.I):
             out.append(("reading", _digits(m.group(1)), start + m.start(), start + m.end(), unit))
     for m in _PHONE.finditer(span):
-        if 7 <= len(_digits(m.group(0))) <= 15:
+        # not an IBAN, a tax or policy number, an order or a date ("IBAN DE89 3704 0044 …",
+        # "Steuer-ID 01 234 567 890", "Versicherungsnr. 0815 4711 22", "01/04/2026")
+        if 7 <= len(_digits(m.group(0))) <= 15 and not _NOT_A_PHONE.search(
+                span[max(0, m.start() - 30):m.start()]) and not _SLASH_DATE.search(m.group(0)):
             before = re.findall(r"[\wäöü]+", span[max(0, m.start() - 30):m.start()].lower())[-3:]
             line = next((_LINES[w] for w in reversed(before) if w in _LINES), "")
             out.append(("phone", _digits(m.group(0)).lstrip("0"), start + m.start(), start + m.end(), line))

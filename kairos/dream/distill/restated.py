@@ -227,8 +227,9 @@ def ids(text: str) -> dict[str, frozenset[str]]:
     Only at its head, where the line names what it tells of: in "the meeting moved to
     room 14" the room is the value that changed."""
     found: dict[str, set[str]] = {}
+    key = re.match(r"[^:=]{1,40}?[:=]\s", text)  # "Office: room 214": the room is the key's value
     for m in _ID.finditer(text):
-        if len(re.findall(r"[^\W\d_]+", text[:m.start()])) > 2:
+        if len(re.findall(r"[^\W\d_]+", text[:m.start()])) > 2 or (key and m.start() >= key.end()):
             break
         found.setdefault(m.group(1).lower().rstrip("."), set()).add(m.group(2).lower())
     return {kind: frozenset(ns) for kind, ns in found.items()}

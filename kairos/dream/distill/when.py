@@ -686,23 +686,31 @@ def _weeks_ahead(m: re.Match[str], d: date, weeks: int, lang: str) -> Mention:
 
 # A day of the month that comes every month: "2B pays on the 3rd", "rent due on the 1st",
 # "pension pays £2,310 a month on the 25th", "Spotify 17.99/month, billed on the 3rd" — a
-# payment's words, and no month named.
+# payment's words or a monthly rate, and no month named ("membership ends on the 15th",
+# "charged twice, refund promised on the 20th" are one day).
 MONTHLY_WORDS = re.compile(
     r"\b(?:pay|pays|paid|payment|payments|payday|due|rent|salary|wages|pension|instalments?|"
-    r"installments?|direct debit|standing order|debited|collected|invoices?|bills?|billed|billing|"
-    r"charges?|charged|renews?|subscriptions?|membership|monthly|a month|per month|zahlt|zahlen|"
-    r"bezahlt|Zahlung|Miete|Gehalt|Lohn|Rente|Rate|Lastschrift|Dauerauftrag|abgebucht|Abbuchung|"
-    r"überweist|fällig|eingezogen|im Monat|pro Monat|monatlich|mtl|Abo|Beitrag)\b"
-    r"|/\s?mo(?:nth)?\b", re.I)
+    r"installments?|direct debit|standing order|debited|collected|invoices?|bills?|charges?|renews?|"
+    r"a month|per month|zahlt|zahlen|bezahlt|Zahlung|Miete|Gehalt|Lohn|Rente|Rate|Lastschrift|"
+    r"Dauerauftrag|abgebucht|Abbuchung|überweist|fällig|eingezogen|im Monat|pro Monat|monatlich|mtl)\b"
+    r"|(?<=\d)\s?(?:€|\$|£|eur|euro)?\s?/\s?mo(?:nth)?\b", re.I)
 # A month named for the day: "due next month, on the 10th" is one day (not "October 2027").
 _ONE_MONTH = re.compile(rf"\b(?:next|this|coming|last|nächste[nm]?|diese[nm]?|kommende[nm]?) "
                         rf"(?:month|Monat)\b|\b(?-i:{_M_ANY})\b(?!\.?,? \d{{4}})", re.I)
 
 
+# The day a payment falls on: "billed on the 3rd", "charged on the 1st" (not "charged twice,
+# refund promised on the 20th").
+_PAID_ON = re.compile(r"\b(?:billed|charged|debited|collected|renews|paid)\s+(?:on\s+)?the\s+\d{1,2}"
+                      r"(?:st|nd|rd|th)\b", re.I)
+
+
 def monthly(text: str) -> bool:
     """Whether a day of the month without its month ("on the 3rd") is every
-    month's: a payment's words and no month of its own (:data:`MONTHLY_WORDS`)."""
-    return MONTHLY_WORDS.search(text) is not None and _ONE_MONTH.search(text) is None
+    month's: a payment's words or its day (:data:`MONTHLY_WORDS`, ``_PAID_ON``),
+    and no month of its own."""
+    return (MONTHLY_WORDS.search(text) is not None or _PAID_ON.search(text) is not None) and \
+        _ONE_MONTH.search(text) is None
 
 
 _THE_NTH = r"\bon the (\d{1,2})(?:st|nd|rd|th)\b(?! of)"

@@ -35,13 +35,14 @@ BLIND2 = SCENARIOS.with_name("scenarios_blind2.json")
 BLIND3 = SCENARIOS.with_name("scenarios_blind3.json")
 BLIND4 = SCENARIOS.with_name("scenarios_blind4.json")
 BLIND5 = SCENARIOS.with_name("scenarios_blind5.json")
+BLIND6 = SCENARIOS.with_name("scenarios_blind6.json")
 UNION = SCENARIOS.with_name("scenarios_union.json")
 
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, Any]:
     out = {}
-    for path in (SCENARIOS, MORE, HELDOUT, BLIND2, BLIND3, BLIND4, BLIND5, UNION):
+    for path in (SCENARIOS, MORE, HELDOUT, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, UNION):
         cases = load_cases(path)
         assert validate_cases(cases) == []
         out[path.name] = [run_scenario(c) for c in cases]
@@ -70,12 +71,16 @@ def test_no_durable_fact_is_lost_and_nothing_leaks_or_is_injected(results: dict[
 
 @pytest.mark.parametrize(("name", "precision", "recall", "stale", "dups"), [
     (HELDOUT.name, 0.99, 1.0, 1, 3), (BLIND2.name, 0.94, 0.99, 7, 2),
-    (BLIND3.name, 0.93, 0.95, 10, 9), (BLIND4.name, 0.95, 0.98, 6, 6),
-    (BLIND5.name, 0.88, 0.99, 26, 15)])
+    # blind4's seventh stale line is a trade: "Kestrel: discovery call done … Budget ~25k"
+    # is read as a key that tells of someone, so "kestrel budget confirmed 30k" no longer
+    # replaces it — the rule that keeps "Lena: swimming on Wednesdays" beside "Lena: piano
+    # on Fridays" (tests/test_dream_person_keys.py) instead of dropping it.
+    (BLIND3.name, 0.93, 0.95, 10, 9), (BLIND4.name, 0.95, 0.98, 7, 6),
+    (BLIND5.name, 0.93, 0.99, 15, 11), (BLIND6.name, 0.86, 0.94, 32, 12)])
 def test_the_blind_sets_lose_nothing_and_leak_nothing(results: dict[str, Any], name: str,
                                                       precision: float, recall: float, stale: int,
                                                       dups: int) -> None:
-    """The five sets written blind (tests/data/dream/README.md): no durable
+    """The six sets written blind (tests/data/dream/README.md): no durable
     fact lost, no leak, no injection, no refused draft, idempotent; and no
     worse than this round left them.  What they still find is known and
     allowed here: missed updates told in other words ("raised the metformin

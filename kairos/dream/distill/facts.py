@@ -376,6 +376,10 @@ def _country_code(digits: str) -> int:
 _CENTS = re.compile(r"\b(\d{1,2})\s?(?:ct|cents?)\b", re.I)
 
 
+def _cents(m: re.Match[str]) -> str:
+    return f"0.{int(m.group(1)):02d}"
+
+
 def number_spans(text: str) -> list[tuple[int, int, str]]:
     """Where :func:`numbers_spelt` respells a number of ``text``, and as what."""
     spans = [(m.start(), m.end(), _phone(m).split(" ")[0]) for m in _PHONE.finditer(text)]
@@ -386,7 +390,7 @@ def number_spans(text: str) -> list[tuple[int, int, str]]:
 
     spans += [(m.start(), m.end(), f"{m.group(1)}.{m.group(2)}") for m in _DECIMAL_COMMA.finditer(text)
               if free(m)]
-    spans += [(m.start(), m.end(), f"0.{int(m.group(1)):02d}") for m in _CENTS.finditer(text) if free(m)]
+    spans += [(m.start(), m.end(), _cents(m)) for m in _CENTS.finditer(text) if free(m)]
     return spans
 
 
@@ -396,7 +400,7 @@ def numbers_spelt(text: str) -> str:
     as a point ("17,99 €"), a price in cents as a fraction ("11 ct/word" is
     "0.11/word")."""
     t = _DECIMAL_COMMA.sub(r"\1.\2", _PHONE.sub(_phone, text))
-    return _CENTS.sub(lambda m: f"0.{int(m.group(1)):02d}", t)
+    return _CENTS.sub(_cents, t)
 
 
 @lru_cache(maxsize=16384)

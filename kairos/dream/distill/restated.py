@@ -218,9 +218,6 @@ def frame_words(text: str) -> frozenset[str]:
     return frozenset() if read is None else frozenset(_canon(w) for w in read[0] if not _KINDLESS.match(w))
 
 
-__all__ = ["frame_words", "told_again"]
-
-
 def ids(text: str) -> dict[str, frozenset[str]]:
     """The things a line is about by number, each kind with its numbers: "Top 3:
     Miete …" -> {"top": {"3"}}, "Beute 3 / hive 3: …" -> {"beute": {"3"}, "hive": {"3"}}.
@@ -240,3 +237,6 @@ def other_things(older: str, newer: str) -> bool:
     and "Top 7 rent now 845 €", "Hive 3" and "Hive 5"): neither updates the other."""
     a, b = ids(older), ids(newer)
     return any(not a[kind] & b[kind] for kind in a.keys() & b.keys())
+
+
+__all__ = ["frame_words", "ids", "other_things", "told_again"]

@@ -44,6 +44,3 @@ _._wochentag_kurz, _._weekday_of_week, _._wochentag_der_woche
 # kairos serve: click registers the command; asdict reads the key's fields;
 # the client's methods are its API (tests call them).
 _.list_keys, _.issued_by, _.revoked_by, _.show_dream
-# How many entries a restore's second process read: the tests check both
-# processes took part (tests/test_restore.py).
-_.elsewhere

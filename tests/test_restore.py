@@ -4,15 +4,11 @@ A restore reads entries fast (text to fields, checked by rendering) and
 makes each stored row without an event object.  These tests hold it to the
 old way — every entry parsed into an event and stored through the library's
 mapper, which :meth:`Store.state_encoder` returning None still forces —
-row for row, for every event type, on both backends; and a restore that
-reads on two cores (a second process making most rows,
-:mod:`kairos.engine.restore_rows`) to the one that reads on one, row for row
-and error for error.
+row for row, for every event type, on both backends.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 from uuid import UUID
@@ -23,12 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kairos import clock
-from kairos.domain.events import EVENT_TYPES, Recorded, expected_hash
+from kairos.domain.events import EVENT_TYPES, Recorded
 from kairos.domain.logfast import read_entry
 from kairos.domain.logformat import parse_entries, render_entry
-from kairos.engine import logread, rebuild, restore_rows
+from kairos.engine import rebuild, restore
 from kairos.engine.rebuild import repair_logs
-from kairos.engine.restore_rows import fast_row
+from kairos.engine.restore import fast_row
 from kairos.engine.store import KairosApplication, Store
 from kairos.memory import Memory
 from tests.conftest import Kairos, store_rows
@@ -52,46 +48,21 @@ def odd_texts(mem: Memory) -> None:
             "loss", "llm", "model-x", {"prompt_tokens": 12, "cost": 0.0031}, clock.now()))
 
 
-def two_cores(patch: pytest.MonkeyPatch, on: bool) -> None:
-    """Restores read on two cores however small the logs, cut into blocks of
-    2 KB so that some blocks are read in the other process and some here;
-    or on one core however large."""
-    patch.setattr(restore_rows, "TWO_CORES_FROM", 0 if on else 1 << 62)
-    if on:
-        patch.setattr(logread, "BLOCK", 2048)
-
-
-@pytest.fixture(params=[1, 2], ids=["one-core", "two-cores"])
-def cores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
-    """Restores in this test read on one core, or on two (:func:`two_cores`)."""
-    two_cores(monkeypatch, request.param == 2)
-    return int(request.param)
-
-
-def restored(home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch, *, fast: bool,
-             cores: int = 1) -> list[tuple[int, str, int, bytes]]:
+def restored(home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch, *, fast: bool
+             ) -> list[tuple[int, str, int, bytes]]:
     """The store's rows after dropping it and restoring it from the logs."""
     drop_database(home, db_url)
-    made, compared, elsewhere = [], [], []
-    close = restore_rows.BlockReader.close
+    made, compared = [], []
     with monkeypatch.context() as patch:
         if not fast:  # the old way: every entry an event, every row through the mapper
             patch.setattr(Store, "state_encoder", lambda self: None)
-        two_cores(patch, cores == 2)
-        patch.setattr(restore_rows, "fast_row", lambda *a: made.append(1) or fast_row(*a))
+        patch.setattr(restore, "fast_row", lambda *a: made.append(1) or fast_row(*a))
         patch.setattr(rebuild, "repair_logs", lambda *a: compared.append(1) or repair_logs(*a))
-        patch.setattr(restore_rows.BlockReader, "close",
-                      lambda self: elsewhere.append(self.elsewhere) or close(self))
         with Memory(str(home), db_url, recover=False) as m:
             report = m.rebuild(from_logs=True)
             assert report.imported == m.engine.store.max_position()
-            # Fast: every row made from its entry (here or in the other
-            # process), the logs not compared again.
-            away = sum(elsewhere)
-            assert (len(made) + away, len(compared)) == (
-                (report.imported, 0) if fast else (0, 1))
-            if fast:  # on two cores, each process made some
-                assert (away > 0, len(made) > 0) == ((True, True) if cores == 2 else (False, True))
+            # Fast: every row made from its entry, the logs not compared again.
+            assert (len(made), len(compared)) == ((report.imported, 0) if fast else (0, 1))
             assert m.verify().ok
             rows = store_rows(m)
             topics = {t for (t,) in _topics(m)}
@@ -111,7 +82,6 @@ def test_a_fast_restore_stores_exactly_the_rows_of_the_old_one(
     mem.close()
     logs = {p: p.read_bytes() for p in (home / "logs").rglob("*.md")}
     fast = restored(home, db_url, monkeypatch, fast=True)
-    assert restored(home, db_url, monkeypatch, fast=True, cores=2) == fast
     assert restored(home, db_url, monkeypatch, fast=False) == fast
     assert {p: p.read_bytes() for p in (home / "logs").rglob("*.md")} == logs
 
@@ -131,9 +101,8 @@ def test_files_out_of_position_order_restore_fast_and_the_same(
     mem.close()
     logs = {p: p.read_bytes() for p in (home / "logs").rglob("*.md")}
     assert len(logs) == 4  # 1, 2 (and the later ones), 3 November; 9999
-    fast = restored(home, db_url, monkeypatch, fast=True)
-    assert restored(home, db_url, monkeypatch, fast=True, cores=2) == fast
-    assert restored(home, db_url, monkeypatch, fast=False) == fast
+    assert restored(home, db_url, monkeypatch, fast=True) == restored(
+        home, db_url, monkeypatch, fast=False)
     assert {p: p.read_bytes() for p in (home / "logs").rglob("*.md")} == logs
 
 
@@ -151,7 +120,7 @@ def test_every_entry_sqlite_wrote_is_read_fast_into_the_row_the_mapper_stores(
         assert fast is not None, text
         assert fast.content_hash() == rec.event.hash
         parsed = parse_entries(text)[0].event  # what a restore stored before
-        row, old = fast_row(fast, encode), store.stored_row(Recorded(rec.position, parsed))
+        row, old = restore.fast_row(fast, encode), store.stored_row(Recorded(rec.position, parsed))
         assert (row[0], UUID(str(row[1])), *row[2:]) == old  # the id as hex digits, or a UUID
         seen.add(rec.event.kind)
     assert seen == set(EVENT_TYPES)
@@ -165,11 +134,10 @@ def test_every_entry_sqlite_wrote_is_read_fast_into_the_row_the_mapper_stores(
 ])
 def test_an_entry_not_in_its_rendering_is_parsed_and_ends_as_before(
         mem: Memory, home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch,
-        kairos: Kairos, edit: tuple[str, str], cores: int) -> None:
+        kairos: Kairos, edit: tuple[str, str]) -> None:
     """Hand-edited layouts never go the fast way: the old parser takes them,
     and the restore ends exactly as it did (imported, refused, or imported
-    and then the logs found to differ from the store) — on two cores too,
-    where the other process hands the edited block back to be read here."""
+    and then the logs found to differ from the store)."""
     every_kind_of_event(mem)
     mem.close()
     day = home / "logs/2026/11/2026-11-02.md"
@@ -191,7 +159,7 @@ def test_an_entry_not_in_its_rendering_is_parsed_and_ends_as_before(
 
 def test_entries_with_macs_restore_fast_and_are_checked(
         home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-        kairos: Kairos, cores: int) -> None:
+        kairos: Kairos) -> None:
     key_path = tmp_path / "outside" / "entry.key"
     key_path.parent.mkdir()
     key_path.write_text(bytes(range(32)).hex() + "\n")
@@ -201,86 +169,20 @@ def test_entries_with_macs_restore_fast_and_are_checked(
         odd_texts(m)
     day = home / "logs/2026/11/2026-11-02.md"
     assert "\n- mac: " in day.read_text()
-    assert restored(home, db_url, monkeypatch, fast=True, cores=cores) == restored(
+    assert restored(home, db_url, monkeypatch, fast=True) == restored(
         home, db_url, monkeypatch, fast=False)
     calls = []
-    monkeypatch.setattr(restore_rows, "fast_row", lambda *a: calls.append(1) or fast_row(*a))
+    monkeypatch.setattr(restore, "fast_row", lambda *a: calls.append(1) or fast_row(*a))
     drop_database(home, db_url)
     text = day.read_text()
     at = text.index("\n- mac: ") + 8
     day.write_text(text[:at] + ("0" if text[at] != "0" else "1") + text[at + 1:])
     out = kairos("rebuild", "--from-logs")
-    header = text.count("\n", 0, text.rindex("\n## ", 0, at)) + 2  # the entry's first line
     assert out.exit_code == 1 and "its mac does not hold" in out.stderr
-    assert f"2026-11-02.md:{header} (position " in out.stderr
-    assert calls or cores == 2  # one core: the entries before the bad one went the fast way
+    assert calls  # the entries before the bad one did go the fast way
     with Memory(str(home), db_url, recover=False, read_only=True) as m:
         assert m.engine.store.max_position() == 0
     assert os.path.exists(day)
-
-
-@pytest.mark.parametrize("damage", [
-    (b"Sam likes tea", b"Sam likes t\xffa"),  # not UTF-8
-    (b"\n- agent: ada\n", b"\n- agent ada\n"),  # a field line that does not parse
-    (b"\n- hash: ", b"\n- hash: 0"),  # a hash one digit too long
-    (b"\n- prev: ", b"\n- prev: 1"),  # a chain broken
-])
-def test_two_cores_refuse_damaged_logs_exactly_as_one_core_does(
-        mem: Memory, home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch,
-        kairos: Kairos, damage: tuple[bytes, bytes]) -> None:
-    """Damage far into a day file, in a block either process may read: the
-    restore fails with the same message, at the same line, importing
-    nothing, whichever reads it."""
-    with freeze_time("2026-11-02T09:00:00Z"):
-        for i in range(120):
-            mem.write("ada", "MEMORY.md", f"fact {i}: Sam likes tea" if i == 90 else
-                      f"fact {i} about the weather", user="sam")
-    mem.close()
-    day = home / "logs/2026/11/2026-11-02.md"
-    data = day.read_bytes()
-    at = data.index(damage[0], data.index(b"fact 90"))
-    day.write_bytes(data[:at] + damage[1] + data[at + len(damage[0]):])
-    outcomes = []
-    for on in (False, True):
-        drop_database(home, db_url)
-        with monkeypatch.context() as patch:
-            two_cores(patch, on)
-            out = kairos("rebuild", "--from-logs")
-        with Memory(str(home), db_url, recover=False, read_only=True) as m:
-            outcomes.append((out.exit_code, out.stderr, m.engine.store.max_position()))
-    assert outcomes[0] == outcomes[1]
-    assert outcomes[0][0] != 0 and outcomes[0][2] == 0, outcomes[0]
-    assert "2026-11-02.md:" in outcomes[0][1] and "nothing imported" in outcomes[0][1]
-
-
-def test_logs_that_differ_from_a_store_with_events_are_refused_on_either_core_count(
-        mem: Memory, home: Path, db_url: str, monkeypatch: pytest.MonkeyPatch,
-        kairos: Kairos, cores: int) -> None:
-    """A store that still holds events is compared with the logs, entry by
-    entry: the last event of a stream rewritten in the logs, its hash made
-    good, is found; so is a store holding events the logs lack."""
-    with freeze_time("2026-11-02T09:00:00Z"):
-        for i in range(60):
-            mem.write("ada", "MEMORY.md", f"fact {i} about the weather", user=f"u{i % 3}")
-    last = mem.engine.store.max_position()
-    rec = list(mem.engine.store.read())[-1]
-    mem.close()
-    day = home / "logs/2026/11/2026-11-02.md"
-    text = day.read_text()
-    forged = dataclasses.replace(rec.event, text="Sam owes Eve 1000 EUR")
-    forged = dataclasses.replace(forged, hash=expected_hash(forged))
-    original = render_entry(rec.position, rec.event)
-    assert text.endswith(original)
-    day.write_text(text[:-len(original)] + render_entry(rec.position, forged))
-    out = kairos("rebuild", "--from-logs")
-    assert out.exit_code == 1
-    assert f"the store's event at position {last} differs from the logs" in out.stderr
-    day.write_text(text[:-len(original)])  # the store's last event not in the logs
-    out = kairos("rebuild", "--from-logs")
-    assert out.exit_code == 1 and "the store holds events the logs do not" in out.stderr
-    day.write_text(text)
-    out = kairos("rebuild", "--from-logs")
-    assert out.exit_code == 0, out.stderr
 
 
 _mapper = KairosApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}).mapper

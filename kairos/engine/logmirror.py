@@ -391,7 +391,7 @@ def ordered_entries(mirror: LogMirror, bad: Callable[[str, Exception], None],
     ``sizes`` (a cut: each file's size when it was taken), only those files,
     and only those bytes.  ``read``: how a file is read
     (:func:`~kairos.engine.logread.iter_entries`; a restore reads entries
-    fast: :class:`~kairos.engine.restore_rows.BlockReader`).
+    fast: :func:`~kairos.engine.logread.iter_fast`).
     """
     def entries(day: str, path: str) -> Iterator[tuple[int, str, E]]:
         rel = mirror.relpath(path)

@@ -123,32 +123,23 @@ def iter_entries(path: str, day: str, size: int | None = None) -> Iterator[Entry
                                      stop=piece.count(b"\n"))
 
 
-Block = tuple[bytes, bytes | None, int]  # a block, the line after it, its first line
-
-
-def fast_blocks(path: str, day: str, size: int | None = None) -> Iterator[Block]:
-    """A day file's blocks for :func:`read_block`: each block's bytes, the
-    first line of the block after it (None for the last) and its first line
-    number.  (A restore reads them on two cores: :mod:`kairos.engine.restore_read`.)"""
-    return _with_sentinels(path, day, size)
-
-
-def read_block(piece: bytes, sentinel: bytes | None, line: int) -> list[Fast | Entry]:
-    """The entries of one block of :func:`fast_blocks`, for a restore: each
-    entry that is exactly the rendering of its fields read fast
-    (:func:`~kairos.domain.logfast.read_entry`), any other parsed as
-    :func:`iter_entries` parses it — and so failing as it does: the same
-    error at the same line, raised before any entry of the block is handed
-    out.
+def iter_fast(path: str, day: str, size: int | None = None) -> Iterator[Fast | Entry]:
+    """:func:`iter_entries` for a restore: each entry that is exactly the
+    rendering of its fields comes read fast (:func:`~kairos.domain.logfast.read_entry`),
+    any other parsed as ``iter_entries`` parses it — and so fails as it does:
+    the same error at the same line, raised when the streaming reaches the
+    block it is in, before any entry of that block is yielded.
 
     :raises LogFormatError: as ``parse_day``.
-    :raises UnicodeDecodeError: the block is not UTF-8.
+    :raises UnicodeDecodeError: a piece is not UTF-8.
     """
-    if sentinel is None:
-        return _read_piece(piece.decode("utf-8"), "", line)
-    text = (piece + sentinel).decode("utf-8")  # fails where iter_entries fails
-    follow = sentinel.decode("utf-8")
-    return _read_piece(text[:len(text) - len(follow)], follow, line)
+    for piece, sentinel, line in _with_sentinels(path, day, size):
+        if sentinel is None:
+            yield from _read_piece(piece.decode("utf-8"), "", line)
+        else:
+            text = (piece + sentinel).decode("utf-8")  # fails where iter_entries fails
+            follow = sentinel.decode("utf-8")
+            yield from _read_piece(text[:len(text) - len(follow)], follow, line)
 
 
 def _read_piece(text: str, sentinel: str, line: int) -> list[Fast | Entry]:

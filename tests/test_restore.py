@@ -9,6 +9,7 @@ row for row, for every event type, on both backends.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from uuid import UUID
@@ -19,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kairos import clock
-from kairos.domain.events import EVENT_TYPES, Recorded
+from kairos.domain.events import EVENT_TYPES, Recorded, expected_hash
 from kairos.domain.logfast import read_entry
 from kairos.domain.logformat import parse_entries, render_entry
 from kairos.engine import rebuild, restore
@@ -183,6 +184,51 @@ def test_entries_with_macs_restore_fast_and_are_checked(
     with Memory(str(home), db_url, recover=False, read_only=True) as m:
         assert m.engine.store.max_position() == 0
     assert os.path.exists(day)
+
+
+def test_a_store_that_holds_every_kind_of_event_is_found_to_match_its_logs(
+        mem: Memory, home: Path, db_url: str, kairos: Kairos) -> None:
+    """A restore into a store that still holds its events compares each with
+    its entry as events: payloads in any key order, odd texts, every event
+    type — an untouched home passes and nothing changes."""
+    every_kind_of_event(mem)
+    odd_texts(mem)
+    mem.close()
+    with Memory(str(home), db_url, recover=False, read_only=True) as m:
+        before = store_rows(m)
+    out = kairos("rebuild", "--from-logs")
+    assert out.exit_code == 0, out.stderr
+    with Memory(str(home), db_url, recover=False, read_only=True) as m:
+        assert store_rows(m) == before
+
+
+def test_logs_that_differ_from_a_store_with_events_are_refused(
+        mem: Memory, home: Path, db_url: str, kairos: Kairos) -> None:
+    """A store that still holds events is compared with the logs, entry by
+    entry: the last event of a stream rewritten in the logs, its hash made
+    good, is found; so is a store holding events the logs lack."""
+    with freeze_time("2026-11-02T09:00:00Z"):
+        for i in range(60):
+            mem.write("ada", "MEMORY.md", f"fact {i} about the weather", user=f"u{i % 3}")
+    last = mem.engine.store.max_position()
+    rec = list(mem.engine.store.read())[-1]
+    mem.close()
+    day = home / "logs/2026/11/2026-11-02.md"
+    text = day.read_text()
+    forged = dataclasses.replace(rec.event, text="Sam owes Eve 1000 EUR")
+    forged = dataclasses.replace(forged, hash=expected_hash(forged))
+    original = render_entry(rec.position, rec.event)
+    assert text.endswith(original)
+    day.write_text(text[:-len(original)] + render_entry(rec.position, forged))
+    out = kairos("rebuild", "--from-logs")
+    assert out.exit_code == 1
+    assert f"the store's event at position {last} differs from the logs" in out.stderr
+    day.write_text(text[:-len(original)])  # the store's last event not in the logs
+    out = kairos("rebuild", "--from-logs")
+    assert out.exit_code == 1 and "the store holds events the logs do not" in out.stderr
+    day.write_text(text)
+    out = kairos("rebuild", "--from-logs")
+    assert out.exit_code == 0, out.stderr
 
 
 _mapper = KairosApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}).mapper

@@ -110,3 +110,29 @@ def test_a_things_name_is_matched_by_its_compound_head_plural_and_hyphen() -> No
     assert records.noun_key("Chorprobe") == records.noun_key("Probe")
     assert records.noun_key("Stand-ups") == records.noun_key("standup")
     assert records.noun_key("Baugenehmigung") == records.noun_key("Genehmigung")
+
+
+# A price's unit said again in words, or the price called by another word for
+# it ("fee", "Gebühr"): still the same price of the same thing (blind6's
+# b6-upd-hourly-rate).  (The older is written on 4 May, the newer on 11 May:
+# a change "from 1 Feb" would be next year's, and the older still true.)
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Stundensatz RA Dr. Pichler: 220 €/h netto", "Pichler's hourly rate goes up to 240 €/h from 1 May"),
+    ("Klimt Studio: hourly rate 85 EUR", "Klimt Studio Stundensatz jetzt 95 €/h"),
+    ("Gym: 39 €/month", "Gym monthly fee now 45 €/month"),
+    ("Netflix: 13.99/mo", "Netflix monthly cost goes up to 15.99/mo"),
+    ("Nachhilfe Frau Roth: 30 € pro Stunde", "Frau Roth nimmt ab Mai 35 € stündlich"),
+    ("Hausmeisterdienst Krause: 120 € monatlich", "Krause Monatspreis seit Mai 135 €/Monat"),
+])
+def test_a_price_called_by_its_unit_or_another_word_for_price_is_updated(older: str, newer: str) -> None:
+    assert decides(older, newer) == "update"
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Kanzlei Berger: 180 €/h", "Dr. Pichler hourly rate now 240 €/h"),  # another lawyer
+    ("Gym: 39 €/month", "Parking fee now 45 €/month"),  # another thing's fee
+    ("Cleaner Ana: 300 €/month", "Ana's hourly rate is now 25 €/h"),  # per month is not per hour
+    ("Gym: 39 €/month", "Gym might raise the monthly fee to 45 €"),  # a plan
+])
+def test_a_price_of_another_thing_or_unit_is_no_update(older: str, newer: str) -> None:
+    assert decides(older, newer) == "coexist"

@@ -23,7 +23,9 @@ value of the same kind, for the same thing:
   "Dr. Haas: …", owns nothing);
 - **a value of the same kind**: an amount of money per the same unit (a
   price per kg is not one per order; "warm" rent not "kalt"), under the same
-  label (the house blend, not the espresso blend); a dose of the same drug; a
+  label (the house blend, not the espresso blend; the unit said in words, or
+  another word for a price, is no label: "hourly rate … 240 €/h" of
+  "Stundensatz: 220 €/h", "monthly fee" of "39 €/month"); a dose of the same drug; a
   level or grade ("Year 3" -> "Year 4") of the same measure; a deal's stage;
   how often ("every 2 weeks" -> "weekly") of the same task; how one does at
   a topic ("weak on quadratics" -> "quadratics much better now"); an address,
@@ -276,6 +278,15 @@ _PER_ADVERB = re.compile(r"\b(hourly|monthly|yearly|annual|weekly|daily|monatlic
 _ADVERB_PER = {"hourly": "h", "stündlich": "h", "monthly": "month", "monatlich": "month", "yearly": "year",
                "annual": "year", "jährlich": "year", "p.a.": "year", "pa": "year", "p.a": "year",
                "weekly": "week", "daily": "day"}
+# Words that only say what a price is per, and so never name another thing's price:
+# "hourly rate goes up to 240 €/h" is of "Stundensatz: 220 €/h".
+_UNIT_LABELS = {
+    "h": frozenset({"hourly", "stündlich", "stundensatz", "stundenlohn", "stundenhonorar", "hour", "stunde"}),
+    "month": frozenset({"monthly", "monatlich", "monatsbeitrag", "monatspreis"}),
+    "year": frozenset({"yearly", "annual", "annually", "jährlich", "jahresbeitrag", "jahrespreis"}),
+    "week": frozenset({"weekly", "wöchentlich"}),
+    "day": frozenset({"daily", "täglich", "tagessatz"}),
+}
 _QUALITY = re.compile(r"\b(warm|kalt|cold|net|gross|netto|brutto|incl\w*|excl\w*|inkl\w*|exkl\w*)\b", re.I)
 _QUALITY_WORD = {"kalt": "cold", "netto": "net", "brutto": "gross"}
 _MONEY_NOUNS = re.compile(r"\b(?:value|budget|deal|price|cost|costs|salary|fee|rate|revenue|arr|mrr|"
@@ -861,7 +872,8 @@ def _ended_wait(older: str, newer: str, flds: tuple[Field, ...], head_end: int) 
 _NEUTRAL = frozenset("""now new jetzt nun neu neue neuer neuen neues is are ist sind be pays pay paid
 zahlt zahlen charges charge charged costs cost kostet kosten was from ab to auf up down goes going
 went gone raised raise rose rise rises increased increase upped reduced lowered cut dropped revised changed
-adjusted updated agreed moved bumped starting erhöht gesenkt angepasst steigt sinkt takes""".split())
+adjusted updated agreed moved bumped starting erhöht gesenkt angepasst steigt sinkt takes
+nimmt verlangt berechnet bills billed""".split())
 
 
 def _label(text: str, start: int, limit: int = 2) -> list[str]:
@@ -949,12 +961,15 @@ def _new_label_known(older: str, newer: str, new: Value) -> bool:
     if new.kind in ("stage", "often", "rating", "slot", "address", "reading", "terms", "date", "phone"):
         return True
     pool = _tokens(older) | {"gp", "doctor", "arzt", "dr", "landlord", "vermieter", "hausverwaltung",
-                             "price", "prices", "preis", "preise", "rate", "satz", "value", "wert"}
+                             "price", "prices", "preis", "preise", "rate", "satz", "value", "wert",
+                             "fee", "fees", "cost", "costs", "kosten", "gebühr", "beitrag"}
     if new.kind == "level":
         pool |= {"reading", "maths", "math"} & _tokens(older)
     key = _key_of(older)
     if key:  # its key in the other language: "Miete" of "Rent"
         pool |= _KEY_WORDS.get(key, frozenset())
+    if new.kind == "money":  # "hourly rate … 240 €/h" of "Stundensatz: 220 €/h": the unit said again
+        pool |= _UNIT_LABELS.get(new.unit, frozenset())
     label = _label(newer, new.start)
     if new.kind == "dose":  # the drug cut short ("Ibu" of Ibuprofen), said by a doctor ("Dr. Haas: …")
         pool |= ({new.unit} if any(_short_for(new.unit, p) for p in pool) else set()) | _told_by(newer)

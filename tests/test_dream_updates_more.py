@@ -136,3 +136,44 @@ def test_a_price_called_by_its_unit_or_another_word_for_price_is_updated(older: 
 ])
 def test_a_price_of_another_thing_or_unit_is_no_update(older: str, newer: str) -> None:
     assert decides(older, newer) == "coexist"
+
+
+# One item of a price list given a new price, named as the list names it and
+# the price said with a verb of costing, no currency (blind6's b6-upd-burger-price):
+# that item's field goes, the others stay, citing the list.
+@pytest.mark.parametrize(("newer", "kept", "gone"), [
+    ("Classic kostet jetzt 10,50 (Fleisch teurer)", "Veggie Burger 8.90 €, Pommes 4 €", "9.50"),
+    ("Veggie now costs 9.20", "Classic Burger 9.50 €, Pommes 4 €", "8.90"),
+    ("Pommes now 4.50 €", "Classic Burger 9.50 €, Veggie Burger 8.90 €", "Pommes 4 €"),
+])
+def test_one_item_of_a_price_list_is_updated_and_the_rest_kept(newer: str, kept: str, gone: str) -> None:
+    older = "Prices: Classic Burger 9.50 €, Veggie Burger 8.90 €, Pommes 4 €"
+    lines = dream((older, "2026-05-04T09:00Z"), (newer, "2026-05-11T09:00Z"))
+    texts = [text for text, _ in lines]
+    assert any(kept in t and "e0" in src for t, src in lines), lines
+    assert not any(gone in t for t in texts), lines
+    assert any(t == newer for t in texts), lines
+
+
+@pytest.mark.parametrize("newer", [
+    "Burger kostet jetzt 10,50",  # which burger: both are
+    "Milkshake now costs 4.50",  # not on the list
+    "The new grill costs 3 days of work",  # a cost in days, no price
+])
+def test_a_price_of_no_one_item_leaves_the_list_whole(newer: str) -> None:
+    older = "Prices: Classic Burger 9.50 €, Veggie Burger 8.90 €, Pommes 4 €"
+    lines = dream((older, "2026-05-04T09:00Z"), (newer, "2026-05-11T09:00Z"))
+    assert (older, ["e0"]) in lines, lines
+
+
+@pytest.mark.parametrize(("text", "amounts"), [
+    ("Classic kostet jetzt 10,50", ["10.5"]),
+    ("Veggie now costs 9.20", ["9.2"]),
+    ("now costs 12.90/month", ["12.9"]),
+    ("Das kostet 2 Stunden", []),  # time, not money
+    ("the repair costs 3 days", []),
+    ("costs 5 points in the app", []),
+])
+def test_a_number_said_to_be_a_cost_is_money_unless_it_counts_something_else(
+        text: str, amounts: list[str]) -> None:
+    assert [v.amount for v in records.values(text) if v.kind == "money"] == amounts

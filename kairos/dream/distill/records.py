@@ -25,7 +25,9 @@ value of the same kind, for the same thing:
   price per kg is not one per order; "warm" rent not "kalt"), under the same
   label (the house blend, not the espresso blend; the unit said in words, or
   another word for a price, is no label: "hourly rate … 240 €/h" of
-  "Stundensatz: 220 €/h", "monthly fee" of "39 €/month"); a dose of the same drug; a
+  "Stundensatz: 220 €/h", "monthly fee" of "39 €/month"; one item of a
+  price list, by a name no other item has: "Classic kostet jetzt 10,50" of
+  "Prices: Classic Burger 9.50 €, Veggie Burger 8.90 €"); a dose of the same drug; a
   level or grade ("Year 3" -> "Year 4") of the same measure; a deal's stage;
   how often ("every 2 weeks" -> "weekly") of the same task; how one does at
   a topic ("weak on quadratics" -> "quadratics much better now"); an address,
@@ -289,6 +291,12 @@ _UNIT_LABELS = {
 }
 _QUALITY = re.compile(r"\b(warm|kalt|cold|net|gross|netto|brutto|incl\w*|excl\w*|inkl\w*|exkl\w*)\b", re.I)
 _QUALITY_WORD = {"kalt": "cold", "netto": "net", "brutto": "gross"}
+# A number said to be what a thing costs ("Classic kostet jetzt 10,50"), unless it counts time or things.
+_COSTS = re.compile(r"\b(?:kostet|kosten|costs?|costing|priced at)\s+"
+                    r"(?:jetzt\s+|nun\s+|now\s+|nur\s+|only\s+|neu\s+|ab sofort\s+)?$", re.I)
+_NOT_MONEY = re.compile(r"\s*(?:h|std|stunden?|hours?|min|minuten?|minutes?|tage?n?|days?|wochen?|"
+                        r"weeks?|monate?n?|months?|jahre?n?|years?|stück|pieces?|points?|punkte?|nerven|"
+                        r"time)\b", re.I)
 _MONEY_NOUNS = re.compile(r"\b(?:value|budget|deal|price|cost|costs|salary|fee|rate|revenue|arr|mrr|"
                           r"contract|wert|preis|kosten|gehalt|honorar|umsatz|volumen|auftrag)\b", re.I)
 _DOSE = re.compile(rf"(?P<n>{_NUM})\s*(?P<u>mg|µg|mcg|ug|ml|iu|ie|g)\b", re.I)
@@ -349,6 +357,8 @@ def values(text: str, start: int = 0, end: int | None = None) -> list[Value]:
         rent = re.match(r"\s*(?:warm|kalt|cold)\b", span[m.end():], re.I)
         # a price by its cents and what it is per, without a currency: "19.99/mo", "21.99 per month"
         priced = bool(re.search(r"[.,]\d\d$", amount) and _PER.match(span[m.end():]))
+        # or said to be what a thing costs: "Classic kostet jetzt 10,50", "now costs 12.90"
+        priced = priced or bool(_COSTS.search(span[:m.start()]) and not _NOT_MONEY.match(span[m.end():]))
         if not (currency or rate or rent or priced or (k and _MONEY_NOUNS.search(span))):
             continue
         if re.match(r"[.,]?\d", span[m.end():m.end() + 2]) or \
@@ -943,6 +953,11 @@ def _attribute_named(older: str, flds: tuple[Field, ...], head_end: int, k: int,
         return True
     words_of = set(said) | {_low(w) for w in words(older[f.start:old.start])
                             if _low(w) not in STOP and not any(c.isdigit() for c in w)}
+    if old.kind == "money" and len(flds) > 1:  # one item of a price list, named as the list names it
+        own = {_low(w) for w in words(older[f.start:old.start]) if _low(w) not in STOP}
+        others = {_low(w) for g in flds if g is not f for w in words(older[g.start:g.end])}
+        if any(_known(w, own) and not _known(w, others) for w in _label(newer, new.start)):
+            return True
     if old.kind == "level":
         words_of |= {w for w in _tokens(older[:head_end] + " " + older[f.start:f.end])
                      if w not in STOP and not w.isdigit()} - {old.unit}
